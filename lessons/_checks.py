@@ -1,0 +1,98 @@
+"""Input checks shared by every module of the package.
+
+Each check raises ``TypeError`` or ``ValueError`` with a message that names the argument,
+says what was expected and shows what was given, so a learner knows what to fix.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+LAYOUTS = ("interleaved", "split_half")
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def as_float_array(x, name: str, *, min_ndim: int = 1) -> np.ndarray:
+    """Return ``x`` as a float array: float32 stays float32, everything else becomes float64."""
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be an array of real numbers; got {_describe(x)}")
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # ragged lists and other things numpy refuses
+        raise TypeError(f"{name} must be an array of real numbers; got {_describe(x)}") from exc
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.floating)
+        or np.issubdtype(arr.dtype, np.integer)
+        or arr.dtype == np.bool_
+    ):
+        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float64, copy=False)
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimension(s); got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} must be finite; it holds {bad} NaN or infinite value(s)")
+    return arr
+
+
+def check_width(d, name: str = "d") -> int:
+    """A head (or rotary) width: a positive even integer."""
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+        raise TypeError(f"{name} must be a positive even integer; got {_describe(d)}")
+    d = int(d)
+    if d <= 0 or d % 2:
+        raise ValueError(
+            f"{name} must be a positive even integer (coordinates are rotated in pairs); got {d}"
+        )
+    return d
+
+
+def check_positive(value, name: str) -> float:
+    """A finite real number greater than zero (a base, a scaling factor, a length)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive real number; got {_describe(value)}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number greater than 0; got {value}")
+    return value
+
+
+def check_at_least(value, minimum: float, name: str) -> float:
+    value = check_positive(value, name)
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {value}")
+    return value
+
+
+def check_layout(layout) -> str:
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}; got {layout!r}")
+    return layout
+
+
+def as_positions(positions, name: str = "positions", length: int | None = None) -> np.ndarray:
+    """Positions as a 1-D float64 array, of the given length when ``length`` is set."""
+    arr = as_float_array(positions, name, min_ndim=0).astype(np.float64, copy=False)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be one-dimensional (one position per token); got shape {arr.shape}"
+        )
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(
+            f"{name} must hold one position per token: expected {length} (the T axis), "
+            f"got {arr.shape[0]}"
+        )
+    return arr

@@ -1,0 +1,78 @@
+"""A small attention read, with or without RoPE.
+
+Introduced in ``notebooks/01_order_and_the_2d_turn.ipynb`` (the puzzle: a swap of two
+(K, V) rows leaves the read unchanged) and used again in ``notebooks/05_the_token_swap.ipynb``
+(with RoPE the same swap changes the read).
+
+    scores  = q k^T / sqrt(d)          (+ causal mask: a query never sees later keys)
+    weights = softmax(scores)          (each row sums to 1)
+    output  = weights v
+
+RoPE sits between the head split and the scores: it rotates q and k, never v, and keeps d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_float_array, as_positions, check_layout, check_positive
+from .frequencies import DEFAULT_BASE
+from .rope import rope_rotate
+
+
+def softmax(scores, axis: int = -1) -> np.ndarray:
+    """A numerically stable softmax along ``axis``; -inf entries get weight 0."""
+    scores = np.asarray(scores, dtype=np.float64) if np.asarray(scores).dtype != np.float32 else np.asarray(scores)
+    shifted = scores - np.max(scores, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def attention(
+    q,
+    k,
+    v,
+    *,
+    causal: bool = False,
+    q_positions=None,
+    k_positions=None,
+    base=DEFAULT_BASE,
+    layout="interleaved",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Scaled dot-product attention; returns ``(weights, output)`` (``01``, ``05``).
+
+    Shapes: q [..., Tq, d], k [..., Tk, d], v [..., Tk, dv]. When ``q_positions`` and
+    ``k_positions`` are given, q and k are rotated by RoPE at those positions first (v is
+    not). ``causal=True`` masks every key whose position is after the query's (positions
+    default to 0 .. T-1, the queries being the last Tq of them).
+    """
+    q = as_float_array(q, "q", min_ndim=2)
+    k = as_float_array(k, "k", min_ndim=2)
+    v = as_float_array(v, "v", min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same head width (last axis); got q {q.shape} and k {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must hold one row per key (the same T axis); got k {k.shape} and v {v.shape}"
+        )
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    rope = q_positions is not None or k_positions is not None
+    if rope and (q_positions is None or k_positions is None):
+        raise ValueError("give both q_positions and k_positions to apply RoPE, or neither")
+    if rope:
+        check_layout(layout)
+        check_positive(base, "base")
+        qp = as_positions(q_positions, "q_positions", length=Tq)
+        kp = as_positions(k_positions, "k_positions", length=Tk)
+        q = rope_rotate(q, qp, base=base, layout=layout)
+        k = rope_rotate(k, kp, base=base, layout=layout)
+    else:
+        kp = np.arange(Tk, dtype=np.float64)
+        qp = kp[Tk - Tq :] if Tq <= Tk else np.arange(Tq, dtype=np.float64)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if causal:
+        scores = np.where(kp[None, :] > qp[:, None], -np.inf, scores)
+    weights = softmax(scores)
+    return weights, weights @ v

@@ -1,0 +1,93 @@
+"""Positions with a KV cache: where the next token really is.
+
+Introduced in ``notebooks/08_layouts_caches_and_failures.ipynb``.
+
+Keys are rotated once, before they enter the cache. A step that adds ``n_new`` tokens
+after ``cache_length`` cached ones puts them at positions cache_length .. cache_length +
+n_new - 1 (transformers: arange(new) + cache length; Meta: the table slice
+[start_pos : start_pos + seqlen]). Two silent mistakes keep every shape: resetting the new
+query to position 0, and rotating an already-rotated cached key again.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._checks import _describe, as_float_array
+from .frequencies import DEFAULT_BASE
+from .rope import rope_rotate
+
+
+def continuation_positions(cache_length, n_new=1) -> np.ndarray:
+    """Positions of ``n_new`` tokens that follow ``cache_length`` cached ones (``08``)."""
+    for name, value, minimum in (("cache_length", cache_length, 0), ("n_new", n_new, 1)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer; got {_describe(value)}")
+        if value < minimum:
+            raise ValueError(f"{name} must be at least {minimum}; got {value}")
+    return np.arange(cache_length, cache_length + n_new, dtype=np.int64)
+
+
+def positions_from_attention_mask(attention_mask) -> np.ndarray:
+    """Positions for left-padded batches as ``generate()`` builds them (``08``).
+
+    cumsum(mask) - 1, with padded slots set to 0: [0, 0, 1, 1, 1] -> [0, 0, 0, 1, 2].
+    """
+    mask = np.asarray(attention_mask)
+    if mask.ndim not in (1, 2) or not np.isin(mask, (0, 1)).all():
+        raise ValueError(
+            "attention_mask must be a 1-D or 2-D array of 0s and 1s; got "
+            f"{_describe(attention_mask)}"
+        )
+    positions = np.cumsum(mask, axis=-1) - 1
+    return np.where(mask == 0, 0, positions).astype(np.int64)
+
+
+class RotaryKVCache:
+    """A one-head KV cache that stores keys already rotated at their positions (``08``).
+
+    >>> import numpy as np
+    >>> cache = RotaryKVCache(d=2)
+    >>> cache.append(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[0.0], [0.0]]))
+    >>> np.round(cache.scores(np.array([1.0, 0.0])), 8)   # the query goes to position 2
+    array([-0.29426025,  0.38205142])
+    """
+
+    def __init__(self, d: int, *, base=DEFAULT_BASE, layout="interleaved", inv_freq=None):
+        self.d = d
+        self.rope = dict(base=base, layout=layout, inv_freq=inv_freq)
+        self.keys = np.zeros((0, d))
+        self.values = np.zeros((0, 0))
+
+    def __len__(self) -> int:
+        return self.keys.shape[0]
+
+    def append(self, raw_keys, values) -> None:
+        """Rotate ``raw_keys`` [n, d] at the next positions and store them with ``values``."""
+        raw_keys = as_float_array(raw_keys, "raw_keys", min_ndim=2)
+        values = as_float_array(values, "values", min_ndim=2)
+        if raw_keys.shape[0] != values.shape[0]:
+            raise ValueError(
+                f"raw_keys and values must have one row per token; got {raw_keys.shape} and {values.shape}"
+            )
+        positions = continuation_positions(len(self), raw_keys.shape[0])
+        rotated = rope_rotate(raw_keys, positions, **self.rope)
+        self.keys = np.concatenate([self.keys, rotated])
+        self.values = values if len(self.values) == 0 else np.concatenate([self.values, values])
+
+    def next_position(self) -> int:
+        """The position of the next token: the number of tokens cached so far."""
+        return len(self)
+
+    def scores(self, raw_query, position=None) -> np.ndarray:
+        """Scaled scores of a query against every cached key.
+
+        ``position`` defaults to the correct continuation, :meth:`next_position`; pass 0 to
+        see the reset mistake.
+        """
+        q = as_float_array(raw_query, "raw_query")
+        position = self.next_position() if position is None else position
+        q_rot = rope_rotate(q[None, :], [position], **self.rope)[0]
+        return self.keys @ q_rot / np.sqrt(self.d)

@@ -1,0 +1,151 @@
+"""Longer contexts: frequency scalings as deployed models compute them.
+
+Introduced in ``notebooks/09_longer_contexts.ipynb``. Formulas follow Hugging Face
+transformers' ``modeling_rope_utils.py`` (see shared REFERENCE_FORMULAS.md); every function
+returns the per-pair frequencies (``inv_freq``) in float64, and YaRN also its attention factor.
+
+* linear (position interpolation): omega / s, the same as using positions m / s.
+* dynamic NTK: beyond the trained length M the base grows to
+  theta * ((s L / M) - (s - 1))^(d / (d - 2)); within M nothing changes.
+* YaRN: a per-pair ramp between keeping a pair (fast pairs) and dividing it by s
+  (slow pairs), plus an attention temperature 0.1 ln(s) + 1 applied to cos and sin.
+* Llama 3: pairs with short wavelengths kept, long ones divided by s, a smooth blend between.
+
+Changing the base or the frequencies makes a different model: it must be the one the
+weights were trained (or fine-tuned) with.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._checks import check_at_least, check_positive, check_width
+from .frequencies import DEFAULT_BASE, pair_frequencies
+
+
+def linear_frequencies(d, factor, base=DEFAULT_BASE) -> np.ndarray:
+    """Position interpolation: omega_i / s (``09``)."""
+    factor = check_positive(factor, "factor")
+    return pair_frequencies(d, base) / factor
+
+
+def dynamic_ntk_base(d, factor, seq_len, max_position_embeddings, base=DEFAULT_BASE) -> float:
+    """The grown base of dynamic NTK scaling for a sequence of ``seq_len`` tokens (``09``)."""
+    d = check_width(d, "d")
+    factor = check_positive(factor, "factor")
+    base = check_positive(base, "base")
+    seq_len = check_positive(seq_len, "seq_len")
+    M = check_positive(max_position_embeddings, "max_position_embeddings")
+    if seq_len <= M:
+        return base
+    if d == 2:
+        raise ValueError("d must be at least 4 for dynamic NTK scaling (the exponent is d / (d - 2))")
+    return base * ((factor * seq_len / M) - (factor - 1)) ** (d / (d - 2))
+
+
+def dynamic_ntk_frequencies(d, factor, seq_len, max_position_embeddings, base=DEFAULT_BASE) -> np.ndarray:
+    """Dynamic NTK frequencies: the default ones within M, a grown base beyond (``09``)."""
+    return pair_frequencies(d, dynamic_ntk_base(d, factor, seq_len, max_position_embeddings, base))
+
+
+def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings) -> float:
+    """The (fractional) pair index whose wavelength fits ``num_rotations`` turns in L (``09``)."""
+    return (d * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi))) / (
+        2 * math.log(base)
+    )
+
+
+def yarn_correction_range(
+    d, base, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0, truncate=True
+) -> tuple[float, float]:
+    """(low, high): pairs below ``low`` keep their frequency, above ``high`` are divided by s."""
+    d = check_width(d, "d")
+    base = check_positive(base, "base")
+    L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
+    beta_fast = check_positive(beta_fast, "beta_fast")
+    beta_slow = check_positive(beta_slow, "beta_slow")
+    low = yarn_correction_dim(beta_fast, d, base, L)
+    high = yarn_correction_dim(beta_slow, d, base, L)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, d - 1)
+
+
+def yarn_ramp(low, high, n_pairs) -> np.ndarray:
+    """clamp((i - low) / (high - low), 0, 1): 0 keeps a pair, 1 interpolates it fully."""
+    if low == high:
+        high += 0.001
+    return np.clip((np.arange(n_pairs, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_attention_factor(factor, mscale=None, mscale_all_dim=None) -> float:
+    """YaRN's attention temperature: 0.1 ln(s) + 1, or the ratio of two mscales (``09``)."""
+
+    def _mscale(scale, m=1.0):
+        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+    factor = check_positive(factor, "factor")
+    if mscale and mscale_all_dim:
+        return _mscale(factor, mscale) / _mscale(factor, mscale_all_dim)
+    return _mscale(factor)
+
+
+def yarn_frequencies(
+    d,
+    factor,
+    original_max_position_embeddings,
+    base=DEFAULT_BASE,
+    *,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    truncate=True,
+    mscale=None,
+    mscale_all_dim=None,
+) -> tuple[np.ndarray, float]:
+    """YaRN: ``(inv_freq, attention_factor)`` (``09``).
+
+    inv_freq[i] = omega_i (1 - ramp[i]) + (omega_i / s) ramp[i]. Hugging Face multiplies
+    both cos and sin by the attention factor, so attention logits scale by its square.
+    """
+    d = check_width(d, "d")
+    factor = check_at_least(factor, 1.0, "factor")
+    default = pair_frequencies(d, base)
+    low, high = yarn_correction_range(
+        d, base, original_max_position_embeddings, beta_fast, beta_slow, truncate
+    )
+    ramp = yarn_ramp(low, high, d // 2)
+    inv_freq = default * (1.0 - ramp) + (default / factor) * ramp
+    return inv_freq, yarn_attention_factor(factor, mscale, mscale_all_dim)
+
+
+def llama3_frequencies(
+    d,
+    factor,
+    base=DEFAULT_BASE,
+    *,
+    low_freq_factor=1.0,
+    high_freq_factor=4.0,
+    original_max_position_embeddings=8192,
+) -> np.ndarray:
+    """Llama 3's smoothed scaling (``09``).
+
+    wavelength < L / high_freq_factor: unchanged; > L / low_freq_factor: divided by s;
+    between: (1 - smooth) omega / s + smooth omega with smooth = (L / wavelength - a) / (b - a).
+    """
+    factor = check_positive(factor, "factor")
+    a = check_positive(low_freq_factor, "low_freq_factor")
+    b = check_positive(high_freq_factor, "high_freq_factor")
+    if b <= a:
+        raise ValueError(
+            f"high_freq_factor must be greater than low_freq_factor; got {b} and {a}"
+        )
+    L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
+    inv = pair_frequencies(d, base)
+    wavelen = 2 * math.pi / inv
+    smooth = (L / wavelen - a) / (b - a)
+    blended = (1 - smooth) * inv / factor + smooth * inv
+    out = np.where(wavelen > L / a, inv / factor, inv)
+    medium = (wavelen >= L / b) & (wavelen <= L / a)
+    return np.where(medium, blended, out)
