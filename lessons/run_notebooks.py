@@ -1,0 +1,70 @@
+"""``python -m lessons.run_notebooks``: execute notebooks top to bottom from a fresh kernel.
+
+This is how the committed notebooks are regenerated (nbval then compares their outputs on
+every CI run). Each notebook runs in its own folder, in a new kernel, and is written back
+with clean metadata: no per-cell timings, no widget state blobs, execution counts 1..N.
+
+    python -m lessons.run_notebooks                 # every notebook in notebooks/ and solutions/
+    python -m lessons.run_notebooks notebooks/02_radians_and_relative_position.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FOLDERS = ("notebooks", "solutions")
+
+
+def default_notebooks() -> list[Path]:
+    return sorted(p for folder in DEFAULT_FOLDERS for p in (ROOT / folder).glob("*.ipynb"))
+
+
+def execute_notebook(path: Path, timeout: int = 300, kernel_name: str = "python3") -> float:
+    """Execute ``path`` in place from a fresh kernel; return the seconds it took."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+        store_widget_state=False,
+    )
+    client.execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nb.metadata.pop("widgets", None)
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lessons.run_notebooks",
+        description="Execute notebooks top to bottom from a fresh kernel and save their outputs.",
+    )
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: notebooks/ and solutions/)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+    args = parser.parse_args(argv)
+    paths = args.paths or default_notebooks()
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"no such notebook: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    for path in paths:
+        seconds = execute_notebook(path.resolve(), args.timeout)
+        print(f"{seconds:6.1f} s  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
