@@ -1,0 +1,242 @@
+"""Pictures of scores and attention reads: annotated heatmaps and grouped bars.
+
+Used by ``notebooks/04_the_code.ipynb`` (the dot table of rotated queries and keys, the same
+table after shifting every position, causal attention weights) and
+``notebooks/05_the_token_swap.ipynb`` (the weights and outputs of one read, in the original
+and the swapped order, without and with RoPE).
+
+Every function returns a :class:`matplotlib.figure.Figure`; the notebook cell calls it and
+ends with ``plt.show()``. Nothing here computes RoPE or attention: the numbers come in
+already computed by :mod:`lessons.rope` and :mod:`lessons.attention`, so a picture shows
+exactly what the notebook printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+DPI = 100
+CMAP = "RdBu_r"  # negative blue, zero white, positive red: the sign of a score is visible
+MASKED_COLOR = "#d9d9d9"
+
+
+def _as_table(values, name: str) -> np.ndarray:
+    table = np.asarray(values, dtype=np.float64)
+    if table.ndim != 2 or table.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D table [rows, columns]; got shape {table.shape}")
+    if np.any(np.isnan(table)):
+        raise ValueError(f"{name} must not hold NaN (use -inf only for masked entries)")
+    return table
+
+
+def _tick_labels(labels, n: int, name: str) -> list[str]:
+    if labels is None:
+        return [str(i) for i in range(n)]
+    labels = [str(x) for x in labels]
+    if len(labels) != n:
+        raise ValueError(f"{name} must give one label per entry: expected {n}, got {len(labels)}")
+    return labels
+
+
+def _draw_heatmap(
+    ax,
+    table: np.ndarray,
+    *,
+    row_labels,
+    col_labels,
+    vmax: float,
+    annotate: bool,
+    decimals: int,
+):
+    """Draw ``table`` on ``ax``; masked (-inf) entries are grey and say "masked"."""
+    finite = np.isfinite(table)
+    shown = np.ma.masked_array(np.where(finite, table, 0.0), mask=~finite)
+    cmap = plt.get_cmap(CMAP).with_extremes(bad=MASKED_COLOR)
+    image = ax.imshow(shown, cmap=cmap, vmin=-vmax, vmax=vmax)
+    ax.set_xticks(range(table.shape[1]), _tick_labels(col_labels, table.shape[1], "col_labels"))
+    ax.set_yticks(range(table.shape[0]), _tick_labels(row_labels, table.shape[0], "row_labels"))
+    if annotate:
+        for (i, j), value in np.ndenumerate(table):
+            if not np.isfinite(value):
+                ax.text(j, i, "masked", ha="center", va="center", fontsize=7, color="#555555")
+                continue
+            dark = abs(value) > 0.6 * vmax
+            ax.text(
+                j, i, f"{value:.{decimals}f}", ha="center", va="center", fontsize=8,
+                color="white" if dark else "black",
+            )
+    return image
+
+
+def _symmetric_limit(*tables: np.ndarray) -> float:
+    finite = np.concatenate([t[np.isfinite(t)] for t in tables])
+    limit = float(np.max(np.abs(finite))) if finite.size else 1.0
+    return limit if limit > 0 else 1.0
+
+
+def dot_table_heatmap(
+    table,
+    positions=None,
+    *,
+    title: str = "Dot products of rotated queries and keys",
+    annotate: bool = True,
+    decimals: int = 4,
+    figsize=(4.6, 3.8),
+) -> Figure:
+    """A [T, T] table of rotated q . rotated k as an annotated heatmap (``04``).
+
+    Rows are query positions, columns key positions (``positions`` labels both; default
+    0 .. T-1). The colour scale is symmetric around 0, so negative scores are blue.
+    """
+    table = _as_table(table, "table")
+    if table.shape[0] != table.shape[1]:
+        raise ValueError(f"table must be square [T, T] (queries x keys); got shape {table.shape}")
+    labels = None if positions is None else [_position_text(p) for p in positions]
+    fig, ax = plt.subplots(figsize=figsize, dpi=DPI, layout="constrained")
+    image = _draw_heatmap(
+        ax, table, row_labels=labels, col_labels=labels,
+        vmax=_symmetric_limit(table), annotate=annotate, decimals=decimals,
+    )
+    ax.set_title(title)
+    ax.set_xlabel("key position (token index)")
+    ax.set_ylabel("query position (token index)")
+    fig.colorbar(image, ax=ax, label="dot product (no unit)")
+    return fig
+
+
+def shifted_dot_tables(
+    before,
+    after,
+    positions_before,
+    positions_after,
+    *,
+    title: str = "The dot table before and after shifting every position",
+    annotate: bool = False,
+    decimals: int = 2,
+    figsize=(9.5, 4.6),
+) -> Figure:
+    """Two [T, T] dot tables side by side on one colour scale (``04``).
+
+    Used to show that shifting every position by the same amount leaves the table alone:
+    the two panels look identical. Each panel's axes are labelled with its own positions.
+    """
+    before = _as_table(before, "before")
+    after = _as_table(after, "after")
+    if before.shape != after.shape or before.shape[0] != before.shape[1]:
+        raise ValueError(
+            f"before and after must be square tables of the same shape; got {before.shape} and {after.shape}"
+        )
+    vmax = _symmetric_limit(before, after)
+    fig, axes = plt.subplots(1, 2, figsize=figsize, dpi=DPI, layout="constrained")
+    panels = ((before, positions_before), (after, positions_after))
+    for ax, (table, positions) in zip(axes, panels, strict=True):
+        labels = [_position_text(p) for p in positions]
+        image = _draw_heatmap(
+            ax, table, row_labels=labels, col_labels=labels,
+            vmax=vmax, annotate=annotate, decimals=decimals,
+        )
+        ax.set_title(f"positions {labels[0]} .. {labels[-1]}")
+        ax.set_xlabel("key position (token index)")
+        ax.set_ylabel("query position (token index)")
+    fig.suptitle(title)
+    fig.colorbar(image, ax=axes, label="dot product (no unit)", shrink=0.9)
+    return fig
+
+
+def attention_weights_heatmap(
+    weights,
+    *,
+    title: str = "Causal attention weights of one head",
+    decimals: int = 2,
+    figsize=(4.8, 3.8),
+) -> Figure:
+    """A [T, T] matrix of attention weights, annotated; zero weights above the diagonal
+    (keys a causal query may not see) are drawn grey and marked "masked" (``04``)."""
+    weights = _as_table(weights, "weights")
+    if np.any(weights < 0) or np.any(weights > 1):
+        raise ValueError("weights must lie between 0 and 1 (rows of a softmax)")
+    shown = weights.copy()
+    rows, cols = np.triu_indices(weights.shape[0], k=1, m=weights.shape[1])
+    future = np.zeros(weights.shape, dtype=bool)
+    future[rows, cols] = True
+    shown[future & (weights == 0)] = -np.inf
+    fig, ax = plt.subplots(figsize=figsize, dpi=DPI, layout="constrained")
+    image = _draw_heatmap(
+        ax, shown, row_labels=None, col_labels=None, vmax=1.0, annotate=True, decimals=decimals,
+    )
+    image.set_cmap(plt.get_cmap("Reds").with_extremes(bad=MASKED_COLOR))
+    image.set_clim(0.0, 1.0)
+    for text in ax.texts:  # re-colour the annotations for the one-sided scale
+        value = text.get_text()
+        if value != "masked":
+            text.set_color("white" if float(value) > 0.6 else "black")
+    ax.set_title(title)
+    ax.set_xlabel("key position (token index)")
+    ax.set_ylabel("query position (token index)")
+    fig.colorbar(image, ax=ax, label="attention weight (fraction of the read)")
+    return fig
+
+
+def swap_comparison(
+    row_labels: Sequence[str],
+    weights: Mapping[str, Sequence[float]],
+    outputs: Mapping[str, Sequence[float]],
+    *,
+    title: str = "One read, original and swapped order",
+    output_labels: Sequence[str] = ("output[0]", "output[1]"),
+    figsize=(10.0, 4.4),
+) -> Figure:
+    """Grouped bars: the weight each (K, V) row receives, and the output vector (``05``).
+
+    ``weights`` and ``outputs`` map the same case names (e.g. "no RoPE, original") to one
+    weight per row in ``row_labels`` and one number per entry of ``output_labels``. Rows are
+    identified by their content, not their position, so a swap that the read ignores leaves
+    the bars of a case pair equal.
+    """
+    if list(weights) != list(outputs) or not weights:
+        raise ValueError(
+            "weights and outputs must name the same cases in the same order; "
+            f"got {list(weights)} and {list(outputs)}"
+        )
+    cases = list(weights)
+    w = np.array([np.asarray(weights[c], dtype=np.float64) for c in cases])
+    o = np.array([np.asarray(outputs[c], dtype=np.float64) for c in cases])
+    if w.shape[1:] != (len(row_labels),):
+        raise ValueError(f"each case needs one weight per row ({len(row_labels)}); got shape {w.shape}")
+    if o.shape[1:] != (len(output_labels),):
+        raise ValueError(f"each case needs one output per label ({len(output_labels)}); got shape {o.shape}")
+    fig, (ax_w, ax_o) = plt.subplots(
+        1, 2, figsize=figsize, dpi=DPI, layout="constrained", width_ratios=(3, 2)
+    )
+    colors = ["#9ecae1", "#3182bd", "#fdae6b", "#e6550d", "#a1d99b", "#31a354"]
+    width = 0.8 / len(cases)
+    for ax, data, groups in ((ax_w, w, row_labels), (ax_o, o, output_labels)):
+        x = np.arange(len(groups))
+        for n, case in enumerate(cases):
+            bars = ax.bar(
+                x + (n - (len(cases) - 1) / 2) * width, data[n], width,
+                label=case, color=colors[n % len(colors)], edgecolor="black", linewidth=0.5,
+            )
+            ax.bar_label(bars, fmt="%.4f", fontsize=7, rotation=90, padding=2)
+        ax.set_xticks(x, list(groups))
+        ax.margins(y=0.25)
+    ax_w.set_title("weight each (K, V) row receives")
+    ax_w.set_xlabel("(K, V) row, named by its content")
+    ax_w.set_ylabel("attention weight (fraction of the read)")
+    ax_o.set_title("the output vector")
+    ax_o.set_xlabel("output coordinate")
+    ax_o.set_ylabel("value (units of V)")
+    fig.legend(
+        *ax_w.get_legend_handles_labels(), loc="outside lower center", ncols=len(cases), fontsize=8
+    )
+    fig.suptitle(title)
+    return fig
+
+
+def _position_text(p) -> str:
+    p = float(p)
+    return str(int(p)) if p.is_integer() else f"{p:g}"
