@@ -149,3 +149,55 @@ def llama3_frequencies(
     out = np.where(wavelen > L / a, inv / factor, inv)
     medium = (wavelen >= L / b) & (wavelen <= L / a)
     return np.where(medium, blended, out)
+
+
+def ntk_aware_base(d, factor, base=DEFAULT_BASE) -> float:
+    """The NTK-aware base theta * s^(d / (d - 2)) for a fixed factor s (``09``).
+
+    It keeps pair 0 (frequency 1 at any base) and divides the last pair's frequency by
+    exactly s; the pairs between are divided by a factor that grows with i. It is the
+    dynamic NTK base at the length where (s L / M) - (s - 1) = s.
+    """
+    d = check_width(d, "d")
+    factor = check_positive(factor, "factor")
+    base = check_positive(base, "base")
+    if d == 2:
+        raise ValueError("d must be at least 4 for NTK-aware scaling (the exponent is d / (d - 2))")
+    return base * factor ** (d / (d - 2))
+
+
+def ntk_aware_frequencies(d, factor, base=DEFAULT_BASE) -> np.ndarray:
+    """NTK-aware frequencies: the default table at the grown base (``09``)."""
+    return pair_frequencies(d, ntk_aware_base(d, factor, base))
+
+
+def angle_range(inv_freq, length) -> np.ndarray:
+    """The angle each pair turns across ``length`` positions: length * omega_i (``09``).
+
+    Over a context of ``length`` tokens the relative angles of pair i run from 0 to about
+    this value (distances 0 .. length - 1).
+    """
+    length = check_positive(length, "length")
+    inv_freq = np.asarray(inv_freq, dtype=np.float64)
+    if inv_freq.ndim != 1 or not np.all(np.isfinite(inv_freq)) or np.any(inv_freq <= 0):
+        raise ValueError(
+            f"inv_freq must be a 1-D array of positive finite frequencies; got shape {inv_freq.shape}"
+        )
+    return length * inv_freq
+
+
+def unseen_angle_pairs(trained_inv_freq, trained_length, inv_freq, length) -> np.ndarray:
+    """Boolean mask of the pairs that meet angles training never showed them (``08``, ``09``).
+
+    A pair whose training range reached a full turn (2 pi) has seen every relative angle; the
+    others saw only 0 .. L * omega. Running ``length`` positions with ``inv_freq`` takes such a
+    pair past its trained range when length * omega' > L * omega (relative tolerance 1e-9).
+    """
+    trained = angle_range(trained_inv_freq, trained_length)
+    used = angle_range(inv_freq, length)
+    if used.shape != trained.shape:
+        raise ValueError(
+            f"inv_freq must have one frequency per pair, like trained_inv_freq {trained.shape}; "
+            f"got {used.shape}"
+        )
+    return (trained < 2 * np.pi) & (used > trained * (1 + 1e-9))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_positions, check_positive, check_width
+from ._checks import as_float_array, as_positions, check_positive, check_width
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 
 
@@ -38,3 +38,40 @@ def added_score(q, k, m, n, base=DEFAULT_BASE) -> float:
     k = np.asarray(k, dtype=np.float64)
     pe = sinusoidal_encoding([m, n], q.shape[-1], base)
     return float((q + pe[0]) @ (k + pe[1]))
+
+
+def rotary_score(q, k, m, n, base=DEFAULT_BASE) -> float:
+    """R(m) q . R(n) k for 1-D q and k (interleaved pairs): the score with rotated positions (``07``)."""
+    from .rope import rope_rotate
+
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    if q.ndim != 1 or q.shape != k.shape:
+        raise ValueError(f"q and k must be 1-D vectors of the same width; got q {q.shape} and k {k.shape}")
+    return float(rope_rotate(q[None, :], [m], base=base)[0] @ rope_rotate(k[None, :], [n], base=base)[0])
+
+
+def score_terms(q, k, m, n, base=DEFAULT_BASE) -> np.ndarray:
+    """The four terms of (q + P[m]) . (k + P[n]) as [q.k, q.P[n], P[m].k, P[m].P[n]] (``07``).
+
+    The first holds no position, the last only n - m; each cross term holds ONE absolute
+    position, so their sum cannot be a function of n - m alone. The four add up to
+    :func:`added_score`.
+    """
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    if q.ndim != 1 or q.shape != k.shape:
+        raise ValueError(f"q and k must be 1-D vectors of the same width; got q {q.shape} and k {k.shape}")
+    pm, pn = sinusoidal_encoding([m, n], q.shape[0], base)
+    return np.array([q @ k, q @ pn, pm @ k, pm @ pn])
+
+
+def fixed_gap_scores(q, k, starts, gap, base=DEFAULT_BASE) -> tuple[np.ndarray, np.ndarray]:
+    """Scores of q at each start m and k at m + gap: ``(rotary, additive)`` arrays (``07``).
+
+    The rotary scores agree to float rounding whatever the start; the additive ones move.
+    """
+    starts = as_positions(starts, "starts")
+    rotary = np.array([rotary_score(q, k, m, m + gap, base) for m in starts])
+    additive = np.array([added_score(q, k, m, m + gap, base) for m in starts])
+    return rotary, additive

@@ -1,0 +1,116 @@
+"""Claims of notebook 07: added vs rotated positions."""
+
+import numpy as np
+
+from ..rope import rope_rotate
+from ..sinusoidal import fixed_gap_scores, score_terms, sinusoidal_encoding
+from ._registry import claim
+
+D = 64
+SEED = 7
+GAP = 2
+STARTS = (3, 10, 100, 4000)
+
+
+def seeded_qk(d=D, seed=SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The experiment's query and key contents: two standard-normal vectors of width d."""
+    q, k = np.random.default_rng(seed).normal(size=(2, d))
+    return q, k
+
+
+def gap_scores():
+    q, k = seeded_qk()
+    return fixed_gap_scores(q, k, STARTS, GAP)
+
+
+@claim("07.experiment.width", "The experiment's head width d", 64)
+def _():
+    return seeded_qk()[0].shape[0]
+
+
+@claim("07.experiment.gap", "The gap between the query and key positions", 2)
+def _():
+    return GAP
+
+
+@claim("07.experiment.starts", "The four starts of the query", ("3", "10", "100", "4000"))
+def _():
+    return STARTS
+
+
+@claim("07.rotary.value", "The rotary score at gap 2 (the same at every start)", "2.9014")
+def _():
+    return gap_scores()[0][0]
+
+
+@claim("07.rotary.spread", "Rotary scores at starts 3, 10, 100, 4000: largest minus smallest, at most", "0", tolerance=1e-11)
+def _():
+    rotary = gap_scores()[0]
+    return float(rotary.max() - rotary.min())
+
+
+@claim("07.additive.scores", "Additive (sinusoidal) scores at starts 3, 10, 100, 4000", ("21.6566", "21.7020", "16.5754", "34.0631"))
+def _():
+    return gap_scores()[1]
+
+
+@claim("07.additive.spread", "Additive scores: largest minus smallest", "17.4877")
+def _():
+    additive = gap_scores()[1]
+    return float(additive.max() - additive.min())
+
+
+@claim("07.terms.sum", "The four terms add up to the additive score: largest difference", "0", tolerance=1e-10)
+def _():
+    q, k = seeded_qk()
+    rotary, additive = gap_scores()
+    sums = [score_terms(q, k, m, m + GAP).sum() for m in STARTS]
+    return float(np.max(np.abs(np.array(sums) - additive)))
+
+
+@claim("07.terms.content_constant", "q.k: the same at every start", "0.7795")
+def _():
+    q, k = seeded_qk()
+    terms = np.array([score_terms(q, k, m, m + GAP)[0] for m in STARTS])
+    assert np.ptp(terms) == 0
+    return terms[0]
+
+
+@claim("07.terms.position_only", "P[m].P[m+2]: the same at every start (it depends on n - m only)", "28.3039")
+def _():
+    q, k = seeded_qk()
+    terms = np.array([score_terms(q, k, m, m + GAP)[3] for m in STARTS])
+    assert np.ptp(terms) < 1e-10
+    return terms[0]
+
+
+@claim("07.terms.cross_moves", "The two cross terms move with the start: spread of their sum", "17.4877")
+def _():
+    q, k = seeded_qk()
+    cross = np.array([score_terms(q, k, m, m + GAP)[1:3].sum() for m in STARTS])
+    return float(np.ptp(cross))
+
+
+@claim("07.norm.position_vector", "Every sinusoidal position vector has length sqrt(d/2) = sqrt(32)", "5.65685425")
+def _():
+    norms = np.linalg.norm(sinusoidal_encoding(np.arange(5000), D), axis=1)
+    assert np.ptp(norms) < 1e-10
+    return norms[0]
+
+
+@claim("07.norm.q", "The length of q", "7.1389")
+def _():
+    return float(np.linalg.norm(seeded_qk()[0]))
+
+
+@claim("07.norm.rotated", "Rotating q at starts 3, 10, 100, 4000 changes its length by at most", "0", tolerance=1e-12)
+def _():
+    q = seeded_qk()[0]
+    rotated = rope_rotate(np.tile(q, (len(STARTS), 1)), list(STARTS))
+    return float(np.max(np.abs(np.linalg.norm(rotated, axis=1) - np.linalg.norm(q))))
+
+
+@claim("07.norm.added", "The length of q + P[m] at starts 3, 10, 100, 4000", ("8.4101", "7.9963", "8.3812", "9.1823"))
+def _():
+    q = seeded_qk()[0]
+    return np.linalg.norm(q + sinusoidal_encoding(list(STARTS), D), axis=1)
