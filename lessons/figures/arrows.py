@@ -1,0 +1,174 @@
+"""Pictures of 2D arrows being turned (``01``).
+
+Every arrow is drawn with :func:`draw_arrow`, an annotation whose ``xy`` is the head and
+whose ``xyann`` is the tail, so a test can read back exactly what was drawn.
+
+* :func:`quarter_turn_figure` — arrows before and after a quarter turn.
+* :func:`decomposition_figure` — a vector turned by adding its two turned basis parts
+  head to tail.
+* :func:`unit_circle_figure` — the arrow at angle alpha ends at [cos alpha, sin alpha].
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Arc, Circle
+
+from .._checks import as_float_array
+from ..rotation import basis_contributions, radians_to_degrees, rotate_2d
+
+FIGSIZE_ONE = (4.6, 4.2)
+FIGSIZE_TWO = (8.2, 4.0)
+DPI = 90
+
+# Colours used across the course's arrow pictures.
+BEFORE = "0.55"
+AFTER = "tab:blue"
+PART_A = "tab:orange"
+PART_B = "tab:green"
+RESULT = "darkcyan"
+
+# The worked example of ``01``: the angle whose cosine is 0.8 and sine 0.6 (about 36.87 degrees).
+WORKED_ANGLE = float(np.arctan2(0.6, 0.8))
+
+
+def draw_arrow(ax, tail, head, *, color, label=None, linestyle="-", width=2.0, gid=None, label_shift=None):
+    """Draw one arrow from ``tail`` to ``head`` and return its annotation (``01``).
+
+    ``label`` is written just past the head, or at ``head + label_shift`` (data units) when
+    given. ``gid`` names the arrow so tests can find it.
+    """
+    tail = as_float_array(tail, "tail")
+    head = as_float_array(head, "head")
+    if tail.shape != (2,) or head.shape != (2,):
+        raise ValueError(f"tail and head must be 2D points of shape (2,); got {tail.shape} and {head.shape}")
+    ann = ax.annotate(
+        "",
+        xy=tuple(head),
+        xytext=tuple(tail),
+        arrowprops=dict(
+            arrowstyle="-|>",
+            color=color,
+            lw=width,
+            linestyle=linestyle,
+            shrinkA=0,
+            shrinkB=0,
+            mutation_scale=14,
+        ),
+    )
+    ann.set_gid(gid if gid is not None else label)
+    if label:
+        direction = head - tail
+        norm = float(np.hypot(*direction)) or 1.0
+        offset = 0.12 * direction / norm if label_shift is None else np.asarray(label_shift, float)
+        ax.text(*(head + offset), label, color=color, fontsize=9, ha="center", va="center")
+    return ann
+
+
+def arrows(ax) -> dict:
+    """The arrows drawn on ``ax`` by :func:`draw_arrow`, as {gid: (tail, head)} (for tests)."""
+    out = {}
+    for text in ax.texts:
+        if hasattr(text, "xyann") and text.get_gid():
+            out[text.get_gid()] = (np.asarray(text.xyann, float), np.asarray(text.xy, float))
+    return out
+
+
+def _square_axes(ax, limit, *, title: str):
+    """Equal-aspect axes through the origin; ``limit`` is a half-width or (xmin, xmax, ymin, ymax)."""
+    xmin, xmax, ymin, ymax = (-limit, limit, -limit, limit) if np.ndim(limit) == 0 else limit
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    ax.grid(True, color="0.93")
+    ax.set_xlabel("first coordinate")
+    ax.set_ylabel("second coordinate")
+    ax.set_title(title, fontsize=10)
+
+
+def _fmt(v: float) -> str:
+    """A coordinate as short text: integers without decimals, others with two."""
+    v = 0.0 if abs(v) < 1e-12 else float(v)
+    return f"{v:.0f}" if abs(v - round(v)) < 1e-9 else f"{v:.2f}"
+
+
+def _point(v) -> str:
+    return "[" + ", ".join(_fmt(x) for x in v) + "]"
+
+
+def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
+    """One panel per vector: the arrow and the arrow after a quarter turn (``01``)."""
+    vectors = as_float_array(vectors, "vectors", min_ndim=2)
+    if vectors.ndim != 2 or vectors.shape[1] != 2:
+        raise ValueError(f"vectors must be a list of 2D vectors, shape (n, 2); got shape {vectors.shape}")
+    n = len(vectors)
+    fig, axes = plt.subplots(1, n, figsize=(4.1 * n, 4.0), dpi=DPI, squeeze=False)
+    for ax, v in zip(axes[0], vectors, strict=True):
+        turned = rotate_2d(v, np.pi / 2)
+        limit = 1.25 * max(1.0, float(np.hypot(*v)))
+        _square_axes(ax, limit, title=f"{_point(v)} turned a quarter turn is {_point(turned)}")
+        draw_arrow(ax, (0, 0), v, color=BEFORE, label=_point(v), gid="before")
+        draw_arrow(ax, (0, 0), turned, color=AFTER, label=_point(turned), gid="after")
+        r = 0.35 * float(np.hypot(*v))
+        start = float(radians_to_degrees(np.arctan2(v[1], v[0])))
+        ax.add_patch(Arc((0, 0), 2 * r, 2 * r, theta1=start, theta2=start + 90, color=AFTER, lw=1))
+    fig.suptitle("A quarter turn (90 degrees, counter-clockwise)", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
+    """``vector`` turned by ``angle``: its two turned basis parts added head to tail (``01``).
+
+    Solid arrows start at the origin: the horizontal part a turns into [a cos, a sin], the
+    vertical part b into [-b sin, b cos]. The dashed copy of the second starts at the head
+    of the first; their sum (the result) is the rotated vector.
+    """
+    v = as_float_array(vector, "vector")
+    part_a, part_b = basis_contributions(v, angle)
+    total = part_a + part_b
+    fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
+    points = np.array([v, part_a, part_b, total, (0, 0)])
+    low, high = points.min(axis=0) - (0.9, 0.6), points.max(axis=0) + 0.6
+    degrees = float(radians_to_degrees(angle))
+    title = f"{_point(v)} turned by {degrees:.2f} degrees, part by part"
+    _square_axes(ax, (low[0], high[0], low[1], high[1]), title=title)
+    # The two basis parts before turning, faint: a along the first axis, b along the second.
+    ax.plot([0, v[0]], [0, 0], color=PART_A, lw=1, linestyle=":")
+    ax.plot([0, 0], [0, v[1]], color=PART_B, lw=1, linestyle=":")
+    down, left, right, up = (0, -0.2), (-0.3, 0.4), (0.75, 0), (0, 0.18)
+    origin = (0, 0)
+    draw_arrow(ax, origin, v, color=BEFORE, label=f"{_point(v)} before", width=1.2, gid="before",
+               label_shift=down)
+    draw_arrow(ax, origin, part_a, color=PART_A, label=f"a part\n{_point(part_a)}", gid="part_a",
+               label_shift=right)
+    draw_arrow(ax, origin, part_b, color=PART_B, label=f"b part\n{_point(part_b)}", gid="part_b",
+               label_shift=left)
+    draw_arrow(ax, part_a, total, color=PART_B, linestyle="--", width=1.5, gid="part_b_moved")
+    draw_arrow(ax, origin, total, color=RESULT, label=f"sum {_point(total)}", width=2.5, gid="sum",
+               label_shift=up)
+    fig.tight_layout()
+    return fig
+
+
+def unit_circle_figure(angle=WORKED_ANGLE):
+    """The unit circle: the arrow at ``angle`` ends at [cos angle, sin angle] (``01``)."""
+    angle = float(as_float_array(angle, "angle", min_ndim=0))
+    c, s = np.cos(angle), np.sin(angle)
+    fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
+    degrees = float(radians_to_degrees(angle))
+    _square_axes(ax, 1.35, title=f"The unit circle at {degrees:.2f} degrees: [cos, sin] = [{c:.2f}, {s:.2f}]")
+    ax.add_patch(Circle((0, 0), 1.0, fill=False, color="0.6", lw=1))
+    draw_arrow(ax, (0, 0), (c, s), color=AFTER, gid="radius")
+    ax.plot([c, c], [0, s], color=PART_B, lw=1.5, linestyle="--")
+    ax.plot([0, c], [0, 0], color=PART_A, lw=3)
+    ax.text(c / 2, -0.09, f"cos = {c:.2f}", color=PART_A, ha="center", va="top", fontsize=9)
+    ax.text(c + 0.05, s / 2, f"sin = {s:.2f}", color=PART_B, ha="left", va="center", fontsize=9)
+    ax.add_patch(Arc((0, 0), 0.5, 0.5, theta1=0, theta2=degrees, color="0.3", lw=1))
+    ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=8, ha="left", va="center")
+    ax.plot([c], [s], "o", color=AFTER, ms=4)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,251 @@
+"""The moving picture of ``02``: a query and a key turning, and their dot product.
+
+Both Q and K hold the same content (default [1, 0]) and turn by position * frequency. The
+picture shows the two turned arrows on the unit circle and, below them, the dot product as
+a bar on a scale from -1 to 1. Three ways to look at it, all drawn by :class:`PairPicture`:
+
+* :func:`moving_animation` — a matplotlib ``FuncAnimation`` of :data:`STORY` (embed it
+  with ``to_jshtml()``: it plays in a browser without a kernel);
+* :func:`key_frames_figure` — the same story as a row of still pictures (what a reader
+  sees when the notebook is not trusted or is rendered statically);
+* :class:`PositionExplorer` — two sliders (Q and K positions) that redraw the picture.
+
+The computation behind every frame is :func:`pair_state`.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.animation import FuncAnimation
+from matplotlib.figure import Figure
+
+from .._checks import as_float_array, check_positive
+from ..rotation import rotate_2d
+from .arrows import draw_arrow
+
+CONTENT = (1.0, 0.0)
+Q_COLOR = "tab:blue"
+K_COLOR = "tab:orange"
+DOT_COLOR = "darkcyan"
+BAR_Y = -1.55  # where the dot-product bar sits, below the unit circle
+PANEL_SIZE = (3.3, 4.2)
+
+
+@dataclass(frozen=True)
+class PairState:
+    """One moment of the picture: positions, the turned arrows and their dot (``02``)."""
+
+    q_position: float
+    k_position: float
+    q: np.ndarray
+    k: np.ndarray
+    dot: float
+
+    @property
+    def distance(self) -> float:
+        """How far the key sits from the query: k_position - q_position."""
+        return self.k_position - self.q_position
+
+
+def pair_state(q_position, k_position, *, content=CONTENT, frequency=1.0) -> PairState:
+    """Turn the same ``content`` for Q and K by position * ``frequency``; their dot (``02``)."""
+    q_position = float(as_float_array(q_position, "q_position", min_ndim=0))
+    k_position = float(as_float_array(k_position, "k_position", min_ndim=0))
+    frequency = check_positive(frequency, "frequency")
+    content = as_float_array(content, "content")
+    if content.shape != (2,):
+        raise ValueError(f"content must be one 2D vector of shape (2,); got shape {content.shape}")
+    q = rotate_2d(content, q_position * frequency)
+    k = rotate_2d(content, k_position * frequency)
+    return PairState(q_position, k_position, q, k, float(q @ k))
+
+
+def _position_text(p: float) -> str:
+    return f"{p:.0f}" if float(p).is_integer() else f"{p:.2f}"
+
+
+class PairPicture:
+    """Q and K arrows on the unit circle plus a dot-product bar, on one axes (``02``).
+
+    :meth:`show` moves the arrows and the bar to the given positions and returns the
+    :class:`PairState` it drew, so the animation, the still frames and the sliders share
+    one drawing routine.
+    """
+
+    def __init__(self, ax, *, content=CONTENT, frequency=1.0):
+        self.ax = ax
+        self.content = as_float_array(content, "content")
+        self.frequency = check_positive(frequency, "frequency")
+        norm = float(np.hypot(*self.content)) or 1.0
+        self.scale = 1.0 / norm  # arrows are drawn at unit length; the dot is not rescaled
+        ax.set_xlim(-1.45, 1.45)
+        ax.set_ylim(-1.95, 1.3)
+        ax.set_aspect("equal")
+        ax.axhline(0, color="0.88", lw=0.8, zorder=0)
+        ax.axvline(0, color="0.88", lw=0.8, zorder=0)
+        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="0.7", lw=1))
+        ax.set_xlabel("first coordinate")
+        ax.set_ylabel("second coordinate")
+        ax.set_xticks([-1, 0, 1])
+        ax.set_yticks([-1, 0, 1])
+        # The dot-product scale: a line from -1 to 1 with ticks, and the bar on it.
+        ax.plot([-1, 1], [BAR_Y, BAR_Y], color="0.6", lw=1)
+        for x in (-1, 0, 1):
+            ax.plot([x, x], [BAR_Y - 0.08, BAR_Y + 0.08], color="0.4", lw=1)
+            ax.text(x, BAR_Y - 0.13, f"{x}", ha="center", va="top", fontsize=7, color="0.35")
+        (self.bar,) = ax.plot([0, 0], [BAR_Y, BAR_Y], color=DOT_COLOR, lw=7, solid_capstyle="butt")
+        self.bar.set_gid("dot_bar")
+        self.q_arrow = draw_arrow(ax, (0, 0), (1, 0), color=Q_COLOR, gid="q")
+        self.k_arrow = draw_arrow(ax, (0, 0), (1, 0), color=K_COLOR, gid="k", width=1.6)
+        self.q_label = ax.text(0, 0, "Q", color=Q_COLOR, fontsize=10, ha="center", va="center")
+        self.k_label = ax.text(0, 0, "K", color=K_COLOR, fontsize=10, ha="center", va="center")
+        self.dot_label = ax.text(0, BAR_Y + 0.16, "", color=DOT_COLOR, fontsize=9, ha="center", va="bottom")
+        self.state: PairState | None = None
+
+    def show(self, q_position, k_position, caption: str | None = None) -> PairState:
+        """Draw Q at ``q_position`` and K at ``k_position``; return what was drawn."""
+        state = pair_state(q_position, k_position, content=self.content, frequency=self.frequency)
+        for arrow, label, v in ((self.q_arrow, self.q_label, state.q), (self.k_arrow, self.k_label, state.k)):
+            head = v * self.scale
+            arrow.xy = tuple(head)
+            label.set_position(tuple(head * 1.18))
+        self.bar.set_xdata([0.0, state.dot])
+        self.dot_label.set_text(f"dot {state.dot:.4f}")
+        title = (
+            f"Q at {_position_text(state.q_position)}, K at {_position_text(state.k_position)}"
+            f" (distance {_position_text(abs(state.distance))})"
+        )
+        self.ax.set_title(title if caption is None else f"{caption}\n{title}", fontsize=9)
+        self.state = state
+        return state
+
+
+# The story of ``02``: Q at 1 and K at 0; both move on by 3 (the dot stays); then K alone
+# moves back from 3 to 2 (distance 2: the dot crosses below 0). Steps are fractional so the
+# arrows glide; the pauses repeat a frame.
+STORY: tuple[tuple[float, float, str], ...] = (
+    (1.0, 0.0, "start"),
+    (1.0, 0.0, "start"),
+    *((1.0 + s, 0.0 + s, "both move on together") for s in (0.5, 1.0, 1.5, 2.0, 2.5)),
+    (4.0, 3.0, "both moved by 3: same dot"),
+    (4.0, 3.0, "both moved by 3: same dot"),
+    *((4.0, 3.0 - s, "K alone moves back") for s in (0.25, 0.5, 0.75)),
+    (4.0, 2.0, "K at 2: the dot falls below 0"),
+    (4.0, 2.0, "K at 2: the dot falls below 0"),
+)
+
+KEY_FRAMES: tuple[tuple[float, float, str], ...] = (
+    (1.0, 0.0, "start"),
+    (4.0, 3.0, "both moved by 3"),
+    (4.0, 2.0, "then K moved to 2"),
+)
+
+
+def _check_story(frames) -> list[tuple[float, float, str]]:
+    frames = list(frames)
+    if not frames:
+        raise ValueError("frames must hold at least one (q_position, k_position, caption) entry; got none")
+    for i, f in enumerate(frames):
+        if len(f) != 3:
+            raise ValueError(f"frames[{i}] must be (q_position, k_position, caption); got {f!r}")
+    return frames
+
+
+def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, frequency=1.0) -> FuncAnimation:
+    """The moving picture as a ``FuncAnimation``, one frame per entry of ``frames`` (``02``).
+
+    The figure is built without pyplot, so a notebook's inline backend does not also print
+    it as a still image; embed the animation with ``HTML(anim.to_jshtml())``. The
+    :class:`PairPicture` is kept as ``anim.picture`` (tests redraw frames with it).
+    """
+    frames = _check_story(frames)
+    fig = Figure(figsize=PANEL_SIZE, dpi=dpi)
+    ax = fig.add_subplot()
+    picture = PairPicture(ax, content=content, frequency=frequency)
+    fig.subplots_adjust(left=0.17, right=0.97, bottom=0.11, top=0.87)
+
+    def draw(i):
+        q_position, k_position, caption = frames[i]
+        picture.show(q_position, k_position, caption)
+        return (picture.q_arrow, picture.k_arrow, picture.bar)
+
+    draw(0)
+    anim = FuncAnimation(fig, draw, frames=len(frames), interval=interval, repeat=True)
+    anim.picture = picture
+    anim.story = frames
+    return anim
+
+
+def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0):
+    """The story as still pictures side by side, the dot printed on each (``02``).
+
+    This is the static fallback of :func:`moving_animation`; the pictures are kept as
+    ``fig.pictures``.
+    """
+    frames = _check_story(frames)
+    n = len(frames)
+    fig, axes = plt.subplots(1, n, figsize=(PANEL_SIZE[0] * n, PANEL_SIZE[1]), dpi=80, squeeze=False)
+    fig.pictures = []
+    for ax, (q_position, k_position, caption) in zip(axes[0], frames, strict=True):
+        picture = PairPicture(ax, content=content, frequency=frequency)
+        picture.show(q_position, k_position, caption)
+        fig.pictures.append(picture)
+    fig.suptitle("Same content [1, 0] for Q and K: the dot follows the distance", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _figure_png(fig, dpi) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class PositionExplorer:
+    """Two sliders, the Q and K positions, that redraw the picture and the dot (``02``).
+
+    A plain ipywidgets box (sliders, a text line, an image): it needs no output capture,
+    so it runs the same under a notebook, nbval and a unit test. Moving a slider calls
+    :meth:`update`, which recomputes :attr:`state` with :func:`pair_state` and redraws.
+    """
+
+    def __init__(
+        self, q_position=1, k_position=0, *, max_position=12, content=CONTENT, frequency=1.0, dpi=70
+    ):
+        import ipywidgets as widgets
+
+        self.dpi = dpi
+        self.figure = Figure(figsize=PANEL_SIZE, dpi=dpi)
+        ax = self.figure.add_subplot()
+        self.picture = PairPicture(ax, content=content, frequency=frequency)
+        self.figure.subplots_adjust(left=0.17, right=0.97, bottom=0.1, top=0.9)
+        self.q_slider = widgets.IntSlider(value=q_position, min=0, max=max_position, description="Q position")
+        self.k_slider = widgets.IntSlider(value=k_position, min=0, max=max_position, description="K position")
+        self.readout = widgets.Label()
+        self.image = widgets.Image(format="png")
+        self.q_slider.observe(self.update, names="value")
+        self.k_slider.observe(self.update, names="value")
+        self.widget = widgets.VBox([self.q_slider, self.k_slider, self.readout, self.image])
+        self.state: PairState | None = None
+        self.update()
+
+    def update(self, change=None) -> PairState:
+        """Redraw for the sliders' current values; return the new state."""
+        state = self.picture.show(self.q_slider.value, self.k_slider.value)
+        self.readout.value = (
+            f"Q at {state.q_position:.0f}, K at {state.k_position:.0f}, "
+            f"distance {state.distance:+.0f}: dot {state.dot:.8f}"
+        )
+        self.image.value = _figure_png(self.figure, self.dpi)
+        self.state = state
+        return state
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = "Sliders for the Q and K positions (run the cell in a live notebook to use them)"
+        return bundle
