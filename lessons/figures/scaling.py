@@ -1,0 +1,111 @@
+"""Pictures of long-context scalings (``09``).
+
+* :func:`angle_coverage_figure` — for every pair, the angle it turns across the trained
+  length and across the extended length, before and after a scaling; the pairs pushed past
+  what training showed them are marked.
+* :func:`frequency_ratio_figure` — each method's frequency divided by the default one, pair
+  by pair: 1 keeps a pair, 1/s interpolates it fully.
+
+The frequencies come from :mod:`lessons.scaling`; these functions only draw them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._checks import check_positive
+from ..scaling import angle_range, unseen_angle_pairs
+
+DPI = 90
+TRAINED = "0.55"
+UNSCALED = "#dc2626"
+SCALED = "#2563eb"
+COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#a16207", "#0891b2")
+
+
+def _frequencies(methods: Mapping, n_pairs: int | None = None) -> dict[str, np.ndarray]:
+    if not isinstance(methods, Mapping) or not methods:
+        raise ValueError("methods must be a non-empty mapping of name -> per-pair frequencies")
+    out = {}
+    for name, inv in methods.items():
+        inv = np.asarray(inv, dtype=np.float64)
+        if inv.ndim != 1 or (n_pairs is not None and inv.shape[0] != n_pairs):
+            expected = f"({n_pairs},)" if n_pairs is not None else "one-dimensional"
+            raise ValueError(f"frequencies of {name!r} must have shape {expected}; got {inv.shape}")
+        out[str(name)] = inv
+    return out
+
+
+def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, length, ncols=2):
+    """One panel per method: each pair's angle range, trained vs extended, before and after (``09``).
+
+    In every panel (log y axis): ``lines[0]`` the range over ``trained_length`` with the trained
+    frequencies (grey), ``lines[1]`` over ``length`` with them unchanged (red, dashed),
+    ``lines[2]`` over ``length`` with the method's frequencies (blue). Pairs that still meet
+    angles training never showed them are circled. The dotted line is one full turn, 2 pi:
+    a pair above it in training has seen every angle.
+    """
+    trained_inv = np.asarray(trained_inv_freq, dtype=np.float64)
+    freqs = _frequencies(methods, trained_inv.shape[0])
+    trained_length = check_positive(trained_length, "trained_length")
+    length = check_positive(length, "length")
+    n = len(freqs)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(6.2 * ncols, 3.6 * nrows), dpi=DPI, squeeze=False, layout="constrained"
+    )
+    pairs = np.arange(trained_inv.shape[0])
+    for ax, (name, inv) in zip(axes.flat, freqs.items(), strict=False):
+        unseen = unseen_angle_pairs(trained_inv, trained_length, inv, length)
+        ax.plot(pairs, angle_range(trained_inv, trained_length), color=TRAINED, lw=3,
+                label=f"trained: {trained_length:g} positions")
+        ax.plot(pairs, angle_range(trained_inv, length), color=UNSCALED, lw=1.2, linestyle="--",
+                label=f"{length:g} positions, no scaling")
+        ax.plot(pairs, angle_range(inv, length), color=SCALED, lw=1.8,
+                label=f"{length:g} positions, {name}")
+        ax.plot(pairs[unseen], angle_range(inv, length)[unseen], "o", mfc="none", mec="black", ms=8,
+                label="still past the trained range")
+        ax.axhline(2 * np.pi, color="0.2", lw=0.8, linestyle=":", label="one full turn (2 pi)")
+        ax.set_yscale("log")
+        ax.set_xlabel("pair i (0 = fastest)")
+        ax.set_ylabel("angle range (rad, log scale)")
+        ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles")
+        ax.legend(fontsize=7, loc="upper right")
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    return fig
+
+
+def frequency_ratio_figure(
+    methods: Mapping, default_inv_freq, factor, marks: Mapping | None = None, title=None
+):
+    """Each method's frequency divided by the default one, pair by pair (``09``).
+
+    ``lines[i]`` is method i in the order given. ``marks`` maps a label to a pair index drawn
+    as a vertical line (e.g. YaRN's low and high). Dotted lines at 1 (kept) and 1/s (fully
+    interpolated).
+    """
+    default = np.asarray(default_inv_freq, dtype=np.float64)
+    freqs = _frequencies(methods, default.shape[0])
+    factor = check_positive(factor, "factor")
+    pairs = np.arange(default.shape[0])
+    fig, ax = plt.subplots(figsize=(8.5, 3.9), dpi=DPI, layout="constrained")
+    for (name, inv), color in zip(freqs.items(), COLORS * 3, strict=False):
+        ax.plot(pairs, inv / default, "o-", color=color, ms=3, lw=1.4, label=name)
+    ax.axhline(1.0, color="0.3", lw=0.8, linestyle=":")
+    ax.axhline(1.0 / factor, color="0.3", lw=0.8, linestyle=":")
+    ax.text(pairs[-1], 1.0, "kept ", ha="right", va="bottom", fontsize=8)
+    ax.text(pairs[-1], 1.0 / factor, f"divided by s = {factor:g} ", ha="right", va="top", fontsize=8)
+    for label, index in (marks or {}).items():
+        ax.axvline(index, color="0.5", lw=0.8, linestyle="--")
+        ax.text(index, 0.5 * (1 + 1 / factor), f" {label}", rotation=90, va="center", fontsize=8)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("pair i (0 = fastest)")
+    ax.set_ylabel("scaled frequency / default frequency")
+    ax.set_title(title or "How much each method slows each pair")
+    ax.legend(fontsize=8, loc="lower left")
+    return fig
