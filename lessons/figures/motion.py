@@ -160,7 +160,8 @@ def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, fre
 
     The figure is built without pyplot, so a notebook's inline backend does not also print
     it as a still image; embed the animation with ``HTML(anim.to_jshtml())``. The
-    :class:`PairPicture` is kept as ``anim.picture`` (tests redraw frames with it).
+    :class:`PairPicture` is kept as ``anim.picture`` and the function that draws frame i
+    (the one the animation calls) as ``anim.draw_frame``.
     """
     frames = _check_story(frames)
     fig = Figure(figsize=PANEL_SIZE, dpi=dpi)
@@ -176,7 +177,7 @@ def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, fre
     draw(0)
     anim = FuncAnimation(fig, draw, frames=len(frames), interval=interval, repeat=True)
     anim.picture = picture
-    anim.story = frames
+    anim.draw_frame = draw
     return anim
 
 

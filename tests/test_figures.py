@@ -1,0 +1,259 @@
+"""The figures of notebooks 01-03 draw what the lesson computes.
+
+Each test reads back what a figure helper drew (arrow ends, line data, bar lengths, slider
+read-outs) and compares it with the package's own rotation and frequency code.
+"""
+
+import base64
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lessons.figures import arrows, frequencies, motion  # noqa: E402
+from lessons.frequencies import pair_frequencies  # noqa: E402
+from lessons.rotation import rotate_2d  # noqa: E402
+
+# Tests that redraw frames by hand never render the animation; matplotlib warns when such an
+# animation is garbage-collected (at some later test), which says nothing about the figure.
+pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without rendering anything")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _titled(fig) -> bool:
+    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    return all(ax.get_title() or suptitle for ax in fig.axes)
+
+
+FIGURES = [
+    arrows.quarter_turn_figure,
+    arrows.decomposition_figure,
+    arrows.unit_circle_figure,
+    motion.key_frames_figure,
+    frequencies.cos_distance_figure,
+    frequencies.frequency_ladder_figure,
+    frequencies.turn_count_figure,
+    frequencies.two_planes_figure,
+]
+
+
+@pytest.mark.parametrize("make", FIGURES, ids=lambda f: f.__name__)
+def test_every_figure_has_a_title_and_labelled_axes(make):
+    fig = make()
+    assert fig.axes
+    assert _titled(fig)
+    for ax in fig.axes:
+        assert ax.get_xlabel().strip() and ax.get_ylabel().strip()
+
+
+# --- 01: arrows -------------------------------------------------------------------------
+
+
+def test_quarter_turn_draws_each_vector_turned_by_90_degrees():
+    fig = arrows.quarter_turn_figure([[1, 0], [3, 4]])
+    drawn = [arrows.arrows(ax) for ax in fig.axes]
+    np.testing.assert_allclose(drawn[0]["after"][1], [0, 1], atol=1e-12)
+    np.testing.assert_allclose(drawn[1]["after"][1], [-4, 3], atol=1e-12)
+    np.testing.assert_allclose(drawn[1]["before"][1], [3, 4])
+    for d in drawn:
+        np.testing.assert_array_equal(d["after"][0], [0, 0])
+
+
+@pytest.mark.parametrize(
+    "vector, angle", [((2, 1), arrows.WORKED_ANGLE), ((-1.5, 0.7), 2.3), ((0.3, -2), -1.0)]
+)
+def test_decomposition_adds_the_two_turned_parts_head_to_tail(vector, angle):
+    drawn = arrows.arrows(arrows.decomposition_figure(vector, angle).axes[0])
+    a_tail, a_head = drawn["part_a"]
+    moved_tail, moved_head = drawn["part_b_moved"]
+    _, b_head = drawn["part_b"]
+    _, total = drawn["sum"]
+    expected = rotate_2d(vector, angle)
+    np.testing.assert_allclose(total, expected, atol=1e-12)
+    np.testing.assert_allclose(a_head, [vector[0] * np.cos(angle), vector[0] * np.sin(angle)], atol=1e-12)
+    np.testing.assert_allclose(b_head, [-vector[1] * np.sin(angle), vector[1] * np.cos(angle)], atol=1e-12)
+    # The dashed copy of the b part starts where the a part ends and ends at the sum.
+    np.testing.assert_allclose(moved_tail, a_head)
+    np.testing.assert_allclose(moved_head - moved_tail, b_head, atol=1e-12)
+    np.testing.assert_allclose(moved_head, total, atol=1e-12)
+    np.testing.assert_array_equal(a_tail, [0, 0])
+
+
+def test_worked_example_figure_reaches_1_2_and_names_the_angle():
+    fig = arrows.decomposition_figure()
+    np.testing.assert_allclose(arrows.arrows(fig.axes[0])["sum"][1], [1, 2], atol=1e-12)
+    assert "36.87 degrees" in fig.axes[0].get_title()
+
+
+def test_unit_circle_arrow_ends_at_cos_sin():
+    angle = 2.0
+    fig = arrows.unit_circle_figure(angle)
+    _, head = arrows.arrows(fig.axes[0])["radius"]
+    np.testing.assert_allclose(head, [np.cos(angle), np.sin(angle)])
+
+
+def test_draw_arrow_rejects_points_that_are_not_2d():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="tail and head must be 2D points"):
+        arrows.draw_arrow(ax, (0, 0, 0), (1, 0), color="k")
+
+
+# --- 02: the moving picture ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("q_position, k_position", [(0, 0), (0, 1), (3, 4), (4, 3), (4, 2), (0, 7), (9, 2)])
+def test_pair_state_dot_is_cos_of_the_distance(q_position, k_position):
+    state = motion.pair_state(q_position, k_position)
+    assert state.distance == k_position - q_position
+    assert state.dot == pytest.approx(np.cos(k_position - q_position), abs=1e-12)
+    np.testing.assert_allclose(state.q, [np.cos(q_position), np.sin(q_position)], atol=1e-12)
+
+
+def test_pair_state_uses_the_frequency_and_checks_it():
+    assert motion.pair_state(1, 5, frequency=0.25).dot == pytest.approx(np.cos(1.0), abs=1e-12)
+    with pytest.raises(ValueError, match="frequency must be a finite number greater than 0"):
+        motion.pair_state(0, 1, frequency=0.0)
+    with pytest.raises(ValueError, match="content must be one 2D vector"):
+        motion.pair_state(0, 1, content=[1, 0, 0])
+
+
+def test_pair_picture_draws_the_state_it_returns():
+    fig, ax = plt.subplots()
+    picture = motion.PairPicture(ax)
+    state = picture.show(4, 2)
+    drawn = arrows.arrows(ax)
+    np.testing.assert_allclose(drawn["q"][1], state.q)
+    np.testing.assert_allclose(drawn["k"][1], state.k)
+    np.testing.assert_allclose(picture.bar.get_xdata(), [0, np.cos(2)])
+    assert picture.dot_label.get_text() == f"dot {np.cos(2):.4f}"
+    assert "Q at 4, K at 2 (distance 2)" in ax.get_title()
+
+
+def test_the_story_moves_both_by_3_then_k_back_to_2():
+    story = motion.STORY
+    assert story[0][:2] == (1.0, 0.0)
+    assert (4.0, 3.0) in [f[:2] for f in story]
+    assert story[-1][:2] == (4.0, 2.0)
+    # While both move, the distance stays 1, so the dot stays cos 1.
+    moving = [f for f in story if f[2] == "both move on together"]
+    assert len(moving) >= 3 and all(k - q == -1 for q, k, _ in moving)
+
+
+def test_animation_frames_reproduce_the_dots():
+    anim = motion.moving_animation()
+    assert len(list(anim.new_frame_seq())) == len(motion.STORY)
+    dots = {}
+    for i, (q_position, k_position, _) in enumerate(motion.STORY):
+        anim.draw_frame(i)
+        state = anim.picture.state
+        assert (state.q_position, state.k_position) == (q_position, k_position)
+        assert anim.picture.bar.get_xdata()[1] == pytest.approx(np.cos(k_position - q_position), abs=1e-12)
+        dots[(q_position, k_position)] = state.dot
+    # Before the move, after moving both by 3, and after K moves to 2.
+    assert dots[(1.0, 0.0)] == pytest.approx(0.54030231, abs=5e-9)
+    assert dots[(4.0, 3.0)] == pytest.approx(dots[(1.0, 0.0)], abs=1e-12)
+    assert dots[(4.0, 2.0)] == pytest.approx(-0.41614684, abs=5e-9)
+
+
+def test_animation_embeds_one_png_per_frame_and_stays_small():
+    anim = motion.moving_animation()
+    html = anim.to_jshtml()
+    frames = re.findall(r'frames\[(\d+)\] = "data:image/png;base64,(.*?)"', html, re.S)
+    assert [int(i) for i, _ in frames] == list(range(len(motion.STORY)))
+    first = base64.b64decode(frames[0][1].replace("\\\n", ""))
+    assert first.startswith(b"\x89PNG")
+    assert len(html) < 600_000
+
+
+def test_key_frames_print_the_dot_of_each_moment():
+    fig = motion.key_frames_figure()
+    dots = [p.state.dot for p in fig.pictures]
+    np.testing.assert_allclose(dots, [np.cos(1), np.cos(1), np.cos(2)], atol=1e-12)
+    labels = [p.dot_label.get_text() for p in fig.pictures]
+    assert labels == ["dot 0.5403", "dot 0.5403", "dot -0.4161"]
+
+
+def test_explorer_sliders_move_the_dot_to_cos_of_the_distance():
+    explorer = motion.PositionExplorer(1, 0)
+    assert explorer.state.dot == pytest.approx(np.cos(1), abs=1e-12)
+    first_image = bytes(explorer.image.value)
+    assert first_image.startswith(b"\x89PNG")
+    explorer.q_slider.value = 3
+    explorer.k_slider.value = 10
+    assert explorer.state.distance == 7
+    assert explorer.state.dot == pytest.approx(np.cos(7), abs=1e-12)
+    assert explorer.readout.value.endswith("dot 0.75390225")
+    assert bytes(explorer.image.value) != first_image
+    k_head = arrows.arrows(explorer.picture.ax)["k"][1]
+    np.testing.assert_allclose(k_head, [np.cos(10), np.sin(10)], atol=1e-12)
+    explorer.k_slider.value = 5
+    assert explorer.state.dot == pytest.approx(np.cos(2), abs=1e-12)
+
+
+def test_explorer_shows_a_widget_with_a_readable_text_fallback():
+    bundle = motion.PositionExplorer(2, 2)._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "Sliders for the Q and K positions" in data["text/plain"]
+
+
+# --- 02 and 03: frequencies -------------------------------------------------------------
+
+
+def test_cos_distance_curve_is_cos_of_frequency_times_distance():
+    fig = frequencies.cos_distance_figure(frequency=0.5, max_distance=30)
+    curve = fig.axes[0].lines[0]
+    x, y = curve.get_xdata(), curve.get_ydata()
+    assert x[0] == 0 and x[-1] == 30
+    np.testing.assert_allclose(y, np.cos(0.5 * x))
+
+
+def test_frequency_ladder_plots_every_pair_on_a_log_axis():
+    ax = frequencies.frequency_ladder_figure(32).axes[0]
+    pairs, freqs = ax.lines[0].get_xdata(), ax.lines[0].get_ydata()
+    np.testing.assert_array_equal(pairs, np.arange(16))
+    np.testing.assert_allclose(freqs, pair_frequencies(32))
+    assert ax.get_yscale() == "log"
+    assert freqs[0] == max(freqs)
+
+
+def test_turn_count_marks_the_lesson_counts_for_d64():
+    ax = frequencies.turn_count_figure(64).axes[0]
+    marked = ax.lines[1]
+    np.testing.assert_array_equal(marked.get_xdata(), [1, 8, 16, 64, 256, 1000, 4096, 10000, 60000])
+    np.testing.assert_array_equal(marked.get_ydata(), [32, 31, 28, 23, 19, 14, 9, 6, 0])
+    staircase = ax.lines[0].get_ydata()
+    assert staircase[0] == 32 and staircase[-1] == 0
+    assert np.all(np.diff(staircase) <= 0)
+    assert ax.get_xscale() == "log"
+
+
+def test_turn_count_rejects_a_distance_of_zero():
+    with pytest.raises(ValueError, match="marked must hold distances greater than 0"):
+        frequencies.turn_count_figure(64, marked=[0, 8])
+
+
+def test_two_planes_draw_each_position_at_its_pair_angle():
+    positions = [0, 1, 2, 5]
+    fig = frequencies.two_planes_figure(positions, pairs=(0, 4), d=32)
+    freqs = pair_frequencies(32)
+    for ax, pair in zip(fig.axes, (0, 4), strict=True):
+        drawn = arrows.arrows(ax)
+        for p in positions:
+            angle = p * freqs[pair]
+            np.testing.assert_allclose(drawn[f"position {p}"][1], [np.cos(angle), np.sin(angle)], atol=1e-12)
+
+
+def test_two_planes_rejects_a_pair_outside_the_head():
+    with pytest.raises(ValueError, match="pairs must be pair indices from 0 to 15 for d = 32; got 16"):
+        frequencies.two_planes_figure(pairs=(0, 16), d=32)
