@@ -22,8 +22,12 @@ def _describe(value) -> str:
     return f"{text} ({type(value).__name__})"
 
 
-def as_float_array(x, name: str, *, min_ndim: int = 1) -> np.ndarray:
-    """Return ``x`` as a float array: float32 stays float32, everything else becomes float64."""
+def as_float_array(x, name: str, *, min_ndim: int = 1, finite: bool = True) -> np.ndarray:
+    """Return ``x`` as a float array: float32 stays float32, everything else becomes float64.
+
+    ``finite=False`` skips the NaN/inf check, for a caller that checks its result instead
+    (see :func:`check_finite`).
+    """
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be an array of real numbers; got {_describe(x)}")
     try:
@@ -42,10 +46,22 @@ def as_float_array(x, name: str, *, min_ndim: int = 1) -> np.ndarray:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimension(s); got shape {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} must be finite; it holds {bad} NaN or infinite value(s)")
+    if finite:
+        check_finite(arr, name)
     return arr
+
+
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """Raise ValueError naming ``name`` when the float array holds NaN or infinite values."""
+    # One pass without a temporary: a sum is finite unless some element is not (or the
+    # sum overflows, when the exact test decides).
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(arr)):
+            return
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = int(finite.size - np.count_nonzero(finite))
+        raise ValueError(f"{name} must be finite; it holds {bad} NaN or infinite value(s)")
 
 
 def check_width(d, name: str = "d") -> int:

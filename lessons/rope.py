@@ -23,9 +23,18 @@ x_split[t*d/2 + i] = x_interleaved[2i + t], t in {0, 1}.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_layout, check_positive, check_width
+from ._checks import (
+    as_float_array,
+    as_positions,
+    check_finite,
+    check_layout,
+    check_positive,
+    check_width,
+)
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 
 
@@ -47,43 +56,94 @@ def rotate_pairs(x, angles, layout="interleaved") -> np.ndarray:
     The whole last axis is rotated; see :func:`rope_rotate` for a partial rotary width.
     float32 in gives float32 out; anything else is computed in float64.
     """
-    x = as_float_array(x, "x", min_ndim=2)
+    x = as_float_array(x, "x", min_ndim=2, finite=False)
     check_layout(layout)
     d = check_width(x.shape[-1], "the last axis of x (head width)")
-    angles = np.asarray(angles, dtype=np.float64)
+    angles = as_float_array(angles, "angles", min_ndim=0).astype(np.float64, copy=False)
     if angles.shape != (x.shape[-2], d // 2):
         raise ValueError(
             f"angles must have shape (T, d/2) = {(x.shape[-2], d // 2)} for x of shape "
             f"{x.shape}; got {angles.shape}"
         )
-    return _rotate(x, np.cos(angles), np.sin(angles), layout)
+    return _rotate(x, np.cos(angles), np.sin(angles), layout, "x")
 
 
-def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
-    """Rotate with precomputed cos/sin tables [T, d/2]; x already checked."""
+# Rows are rotated in blocks of about this many bytes, so that the few temporaries of a
+# block stay in the CPU cache: the whole tensor is read once and written once.
+_BLOCK_BYTES = 1 << 17
+
+
+def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: str) -> np.ndarray:
+    """Rotate the first 2*cos.shape[-1] dims of x [..., T, d] with cos/sin tables [T, r/2].
+
+    The remaining dims pass through. ``x`` is a float32 or float64 array whose shapes were
+    checked; its finiteness is checked here, on the way (ValueError naming ``name``).
+
+    * interleaved: pairs (2i, 2i+1) viewed as complex numbers x[2i] + 1j*x[2i+1] and
+      multiplied by exp(1j*angle) = cos + 1j*sin, Meta's form, one pass;
+    * split_half: ``x*cos + rotate_half(x)*sin`` with tables of width r, cos = [cos, cos] and
+      sin = [-sin, sin] (the minus of rotate_half folded in), Hugging Face's form.
+    """
     dtype = x.dtype
-    cos = cos.astype(dtype, copy=False)
-    sin = sin.astype(dtype, copy=False)
+    shape = x.shape
+    T, d = shape[-2], shape[-1]
+    half = cos.shape[-1]
+    r = 2 * half
+    xf = np.ascontiguousarray(x).reshape(math.prod(shape[:-2]), T, d)
+    out = np.empty(xf.shape, dtype=dtype)
     if layout == "interleaved":
-        # Meta's complex form: x[2i] + 1j*x[2i+1] times exp(1j*angle) is one rotation.
-        # Viewing adjacent pairs as complex numbers reads and writes x once.
         complex_dtype = np.complex64 if dtype == np.float32 else np.complex128
-        z = np.ascontiguousarray(x).view(complex_dtype)
-        turn = (cos + 1j * sin).astype(complex_dtype, copy=False)
-        return (z * turn).view(dtype)
-    # split-half: pair i is (x1[i], x2[i]) with x1 the first half, x2 the second.
-    half = x.shape[-1] // 2
-    x1, x2 = x[..., :half], x[..., half:]
-    out = np.empty(x.shape, dtype=dtype)
-    out1, out2 = out[..., :half], out[..., half:]
-    tmp = np.empty(x1.shape, dtype=dtype)
-    np.multiply(x1, cos, out=out1)
-    np.multiply(x2, sin, out=tmp)
-    np.subtract(out1, tmp, out=out1)  # x1 cos - x2 sin
-    np.multiply(x2, cos, out=out2)
-    np.multiply(x1, sin, out=tmp)
-    np.add(out2, tmp, out=out2)  # x2 cos + x1 sin
-    return out
+        turn = np.empty(cos.shape, dtype=complex_dtype)
+        turn.real, turn.imag = cos, sin
+    else:
+        cos_full = np.concatenate([cos, cos], axis=-1).astype(dtype, copy=False)
+        sin_full = np.concatenate([-sin, sin], axis=-1).astype(dtype, copy=False)
+    rows = max(1, min(T, _BLOCK_BYTES // (d * dtype.itemsize)))
+    tmp = np.empty((rows, 2, half), dtype=dtype)
+    ones = np.ones(rows * d, dtype=dtype)
+    finite = True
+    for n in range(xf.shape[0]):
+        for a in range(0, T, rows):
+            b = min(a + rows, T)
+            xs, o = xf[n, a:b, :r], out[n, a:b, :r]
+            if layout == "interleaved":
+                zo = o.view(complex_dtype)
+                np.multiply(xs.view(complex_dtype), turn[a:b], out=zo)
+            else:
+                # the second half times sin of the first, the first half times sin of the second
+                swapped = xs.reshape(b - a, 2, half)[:, ::-1]
+                t = tmp[: b - a]
+                np.multiply(xs, cos_full[a:b], out=o)
+                np.multiply(swapped, sin_full[a:b].reshape(b - a, 2, half), out=t)
+                np.add(o, t.reshape(b - a, r), out=o)
+            if r < d:
+                out[n, a:b, r:] = xf[n, a:b, r:]
+                o = out[n, a:b]
+            # o is contiguous; its dot with ones (a sum, fast in BLAS) is finite unless an
+            # element is not (or the sum overflows: then the exact test below decides).
+            with np.errstate(over="ignore", invalid="ignore"):
+                finite = finite and bool(np.isfinite(np.dot(o.reshape(-1), ones[: o.size])))
+    if not finite:
+        # A NaN or infinity in x always reaches the output; a finite x may still overflow.
+        check_finite(x, name)
+    return out.reshape(shape)
+
+
+def _angles_cos_sin(T, positions, rotary_dim, base, inv_freq) -> tuple[np.ndarray, np.ndarray]:
+    positions = (
+        np.arange(T, dtype=np.float64) if positions is None else as_positions(positions, length=T)
+    )
+    angles = angle_table(positions, _resolve_inv_freq(rotary_dim, base, inv_freq))
+    return np.cos(angles), np.sin(angles)
+
+
+def _check_rotary_dim(rotary_dim, d: int) -> int:
+    if rotary_dim is None:
+        return d
+    rotary_dim = check_width(rotary_dim, "rotary_dim")
+    if rotary_dim > d:
+        raise ValueError(f"rotary_dim must be at most the head width {d}; got {rotary_dim}")
+    return rotary_dim
 
 
 def rope_rotate(
@@ -103,27 +163,13 @@ def rope_rotate(
     through unchanged (GPT-NeoX ``rotary_pct``, GPT-J ``rotary_dim``). ``inv_freq``
     replaces the default table, e.g. by a long-context scaling from :mod:`lessons.scaling`.
     """
-    x = as_float_array(x, "x", min_ndim=2)
+    x = as_float_array(x, "x", min_ndim=2, finite=False)
     check_layout(layout)
     d = check_width(x.shape[-1], "the last axis of x (head width)")
-    T = x.shape[-2]
-    if rotary_dim is None:
-        rotary_dim = d
-    rotary_dim = check_width(rotary_dim, "rotary_dim")
-    if rotary_dim > d:
-        raise ValueError(f"rotary_dim must be at most the head width {d}; got {rotary_dim}")
+    rotary_dim = _check_rotary_dim(rotary_dim, d)
     check_positive(base, "base")
-    positions = (
-        np.arange(T, dtype=np.float64) if positions is None else as_positions(positions, length=T)
-    )
-    angles = angle_table(positions, _resolve_inv_freq(rotary_dim, base, inv_freq))
-    cos, sin = np.cos(angles), np.sin(angles)
-    if rotary_dim == d:
-        return _rotate(x, cos, sin, layout)
-    out = np.empty_like(x)
-    out[..., rotary_dim:] = x[..., rotary_dim:]
-    out[..., :rotary_dim] = _rotate(x[..., :rotary_dim], cos, sin, layout)
-    return out
+    cos, sin = _angles_cos_sin(x.shape[-2], positions, rotary_dim, base, inv_freq)
+    return _rotate(x, cos, sin, layout, "x")
 
 
 def apply_rope(
@@ -148,16 +194,20 @@ def apply_rope(
     >>> np.round(qr[0] @ kr[0].T, 8)[0]
     array([ 1.        ,  0.54030231, -0.41614684])
     """
-    q = as_float_array(q, "q", min_ndim=2)
-    k = as_float_array(k, "k", min_ndim=2)
+    q = as_float_array(q, "q", min_ndim=2, finite=False)
+    k = as_float_array(k, "k", min_ndim=2, finite=False)
     if q.shape != k.shape:
         raise ValueError(
             f"q and k must have the same shape [B, H, T, d]; got q {q.shape} and k {k.shape}"
         )
     if q.dtype != k.dtype:
         raise TypeError(f"q and k must have the same dtype; got q {q.dtype} and k {k.dtype}")
-    kwargs = dict(base=base, layout=layout, rotary_dim=rotary_dim, inv_freq=inv_freq)
-    return rope_rotate(q, positions, **kwargs), rope_rotate(k, positions, **kwargs)
+    check_layout(layout)
+    d = check_width(q.shape[-1], "the last axis of q and k (head width)")
+    rotary_dim = _check_rotary_dim(rotary_dim, d)
+    check_positive(base, "base")
+    cos, sin = _angles_cos_sin(q.shape[-2], positions, rotary_dim, base, inv_freq)
+    return _rotate(q, cos, sin, layout, "q"), _rotate(k, cos, sin, layout, "k")
 
 
 def interleaved_to_split_half_permutation(d) -> np.ndarray:
