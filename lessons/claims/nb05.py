@@ -45,3 +45,48 @@ def _():
     keys = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
     values = np.array([[0.0, 2.0], [0.0, 2.0], [1.0, 2.0]])
     return float(np.max(np.abs(rope_read(keys, values) - rope_read(keys[SWAP], values[SWAP]))))
+
+
+def rope_weights(keys=KEYS, values=VALUES) -> np.ndarray:
+    """The query at position 2 reading keys at 0, 1, 2 with RoPE: the weights, by slot."""
+    return attention(QUERY, keys, values, q_positions=QUERY_POSITION, k_positions=KEY_POSITIONS)[0][0]
+
+
+@claim("05.rope.weights.original", "With RoPE, the weights of slots 0, 1, 2 in the original order", ("0.1625", "0.3953", "0.4422"))
+def _():
+    return rope_weights()
+
+
+@claim("05.rope.weights.swapped", "With RoPE, the weights of slots 0, 1, 2 after the swap", ("0.3525", "0.2716", "0.3759"))
+def _():
+    return rope_weights(KEYS[SWAP], VALUES[SWAP])
+
+
+def mirror_keys() -> np.ndarray:
+    """Keys u and -u at angle 1.5 rad: halfway between the turns of slots 0 and 1 seen from slot 2."""
+    u = np.array([np.cos(1.5), np.sin(1.5)])
+    return np.array([u, -u, [1.0, 1.0]])
+
+
+@claim("05.mirror_keys", "Keys at angle 1.5 rad score the same in slots 0 and 1: the swap changes the output by", "0", tolerance=1e-12)
+def _():
+    keys = mirror_keys()
+    return float(np.max(np.abs(rope_read(keys) - rope_read(keys[SWAP], VALUES[SWAP]))))
+
+
+def balanced_values() -> np.ndarray:
+    """The puzzle's first two values and a third one chosen so the swap's weight changes cancel."""
+    change = rope_weights(KEYS[SWAP], VALUES[SWAP])[SWAP] - rope_weights()  # by content
+    third = -(change[0] * VALUES[0] + change[1] * VALUES[1]) / change[2]
+    return np.array([VALUES[0], VALUES[1], third])
+
+
+@claim("05.cancelling_values", "Values that balance the weight changes: the swap moves the weights but changes the output by", "0", tolerance=1e-12)
+def _():
+    values = balanced_values()
+    return float(np.max(np.abs(rope_read(KEYS, values) - rope_read(KEYS[SWAP], values[SWAP]))))
+
+
+@claim("05.cancelling_values.weights_move", "With those values the swap still moves the weights", True)
+def _():
+    return not np.allclose(rope_weights(KEYS[SWAP], VALUES[SWAP])[SWAP], rope_weights(), rtol=0, atol=1e-3)
