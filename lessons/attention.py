@@ -22,7 +22,9 @@ from .rope import rope_rotate
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
     """A numerically stable softmax along ``axis``; -inf entries get weight 0."""
-    scores = np.asarray(scores, dtype=np.float64) if np.asarray(scores).dtype != np.float32 else np.asarray(scores)
+    scores = np.asarray(scores)
+    if scores.dtype != np.float32:
+        scores = scores.astype(np.float64)
     shifted = scores - np.max(scores, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -73,6 +75,14 @@ def attention(
         qp = kp[Tk - Tq :] if Tq <= Tk else np.arange(Tq, dtype=np.float64)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
     if causal:
-        scores = np.where(kp[None, :] > qp[:, None], -np.inf, scores)
+        hidden = kp[None, :] > qp[:, None]
+        blind = np.flatnonzero(hidden.all(axis=1))
+        if blind.size:
+            raise ValueError(
+                "causal attention needs at least one key at or before each query's position; "
+                f"query {int(blind[0])} (position {qp[blind[0]]:g}) comes before every key "
+                f"(k_positions start at {kp.min():g})"
+            )
+        scores = np.where(hidden, -np.inf, scores)
     weights = softmax(scores)
     return weights, weights @ v

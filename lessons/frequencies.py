@@ -36,7 +36,9 @@ def angle_table(positions, inv_freq) -> np.ndarray:
     positions = as_positions(positions)
     inv_freq = as_float_array(inv_freq, "inv_freq").astype(np.float64, copy=False)
     if inv_freq.ndim != 1:
-        raise ValueError(f"inv_freq must be one-dimensional (one frequency per pair); got shape {inv_freq.shape}")
+        raise ValueError(
+            f"inv_freq must be one-dimensional (one frequency per pair); got shape {inv_freq.shape}"
+        )
     return positions[:, None] * inv_freq[None, :]
 
 
