@@ -5,6 +5,7 @@ import numpy as np
 from ..attention import attention
 from ._registry import claim
 from .nb01 import KEYS, QUERY, SWAP, VALUES
+from .nb07 import below
 
 QUERY_POSITION = [2]
 KEY_POSITIONS = [0, 1, 2]
@@ -68,7 +69,8 @@ def mirror_keys() -> np.ndarray:
     return np.array([u, -u, [1.0, 1.0]])
 
 
-@claim("05.mirror_keys", "Keys at angle 1.5 rad score the same in slots 0 and 1: the swap changes the output by", "0", tolerance=1e-12)
+@claim("05.mirror_keys", "Keys at angle 1.5 rad score the same in slots 0 and 1: the swap changes the output by less than 1e-12", True)
+@below(1e-12)
 def _():
     keys = mirror_keys()
     return float(np.max(np.abs(rope_read(keys) - rope_read(keys[SWAP], VALUES[SWAP]))))
@@ -81,7 +83,8 @@ def balanced_values() -> np.ndarray:
     return np.array([VALUES[0], VALUES[1], third])
 
 
-@claim("05.cancelling_values", "Values that balance the weight changes: the swap moves the weights but changes the output by", "0", tolerance=1e-12)
+@claim("05.cancelling_values", "Values that balance the weight changes: the swap moves the weights but changes the output by less than 1e-12", True)
+@below(1e-12)
 def _():
     values = balanced_values()
     return float(np.max(np.abs(rope_read(KEYS, values) - rope_read(KEYS[SWAP], values[SWAP]))))
