@@ -1,0 +1,91 @@
+"""One student kernel: a sandboxed ipykernel over unix sockets, driven by nbclient.
+
+:class:`SandboxedKernelManager` is jupyter_client's ``AsyncKernelManager`` with the launch
+command replaced by :meth:`Sandbox.command` (``format_kernel_cmd`` is the documented hook),
+the ``ipc`` transport (socket files in the kernel's run folder, bound into the sandbox at
+the same path) and message-based interrupts (a signal to ``bwrap`` would not reach the
+kernel). :class:`CappedClient` is nbclient's ``NotebookClient`` keeping at most
+``max_output`` characters of a cell's output, and handing the grader's probe lines to it
+before any cap applies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from jupyter_client.kernelspec import KernelSpec
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+
+from .sandbox import Sandbox
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    def __init__(self, sandbox: Sandbox, run_dir: Path, scratch: Path, **kw):
+        super().__init__(transport="ipc", ip=str(run_dir / "k"),
+                         connection_file=str(run_dir / "kernel.json"), **kw)
+        self._sandbox = sandbox
+        self._run_dir = run_dir
+        self._scratch = scratch
+        self._kernel_spec = KernelSpec(argv=["python"], display_name="sandboxed python", language="python",
+                                       interrupt_mode="message")
+
+    @property
+    def kernel_spec(self):  # never look a kernel spec up: ours is fixed
+        return self._kernel_spec
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return self._sandbox.command(self._run_dir, self._scratch, self.connection_file)
+
+
+class CappedClient(NotebookClient):
+    """NotebookClient that truncates outputs and forwards probe lines to ``on_probe_text``."""
+
+    def __init__(self, nb, km=None, max_output: int = 20_000, nonce: str = "", **kw):
+        super().__init__(nb, km=km, **kw)
+        self.max_output = max_output
+        self.nonce = nonce
+        self.probe_lines: list[str] = []
+        self._used = 0
+        self._truncated = False
+
+    def reset_cap(self) -> None:
+        self._used = 0
+        self._truncated = False
+        self.probe_lines = []
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        if self.nonce and msg.get("msg_type") == "stream":
+            for line in content.get("text", "").splitlines():
+                if line.startswith(self.nonce):
+                    self.probe_lines.append(line[len(self.nonce):])
+        size = (len(str(content.get("text", ""))) + sum(len(str(v)) for v in content.get("data", {}).values())
+                + sum(len(str(t)) for t in content.get("traceback", [])))
+        self._used += size
+        if self._used > self.max_output:
+            if not self._truncated:
+                self._truncated = True
+                outs.append({"output_type": "stream", "name": "stderr",
+                             "text": f"[output truncated at {self.max_output} characters]\n"})
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+
+async def kill(km: AsyncKernelManager | None) -> None:
+    """Stop a kernel now, whatever state it is in."""
+    if km is None:
+        return
+    try:
+        if km.has_kernel:
+            await asyncio.wait_for(km.shutdown_kernel(now=True), 10)
+    except Exception:
+        try:
+            await km.kill_kernel()
+        except Exception:
+            pass
+    try:
+        await km.cleanup_resources()
+    except Exception:
+        pass

@@ -1,0 +1,163 @@
+"""The student kernel's sandbox: bubblewrap, resource limits and the launch command.
+
+A kernel is started as::
+
+    bwrap <binds> -- python -c <LIMITS> <memory bytes> <connection file>
+
+where ``<LIMITS>`` sets RLIMIT_AS (the memory limit), RLIMIT_FSIZE and RLIMIT_CORE and
+then ``exec``\\ s ``python -m ipykernel_launcher -f <connection file>``. The sandbox
+(Linux, bubblewrap) shows the kernel only:
+
+* ``/usr`` (and the ``/bin``, ``/lib``, ``/lib64``, ``/sbin`` links to it), read-only;
+* a few files of ``/etc`` that the dynamic loader and Python read (never passwd/shadow);
+* the Python installation (``sys.base_prefix``) and the environment (``sys.prefix``), read-only,
+  with the ``lessons`` package (the answer keys) covered by an empty folder if it lies in them;
+* a stub ``lessons.exercises.check`` (so a submission's check cells run) on PYTHONPATH;
+* its run folder (connection file and the kernel's unix sockets: ``transport="ipc"``, since
+  the network namespace is private and TCP localhost is unreachable) and its scratch folder,
+  the only writable places; HOME and TMPDIR point into the scratch folder;
+* a fresh ``/proc``, a minimal ``/dev``, a private ``/tmp``.
+
+It runs as an unprivileged uid in new user, pid, network, ipc, uts and cgroup namespaces
+(``--unshare-all``), in a new session, and dies with the grader (``--die-with-parent``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# Set the limits, then become the kernel. Runs inside the sandbox, before any student code.
+LIMITS = (
+    "import os, resource, sys\n"
+    "m = int(sys.argv[1])\n"
+    "if m > 0: resource.setrlimit(resource.RLIMIT_AS, (m, m))\n"
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 28, 1 << 28))\n"
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'ipykernel_launcher', '-f', sys.argv[2],"
+    " '--HistoryManager.enabled=False'])\n"
+)
+
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
+
+STUB_CHECK = '''"""Stand-in for lessons.exercises in the grader's sandbox: the grader checks the answers."""
+
+
+def check(grade_id, answer=None, **kwargs):
+    print(f"{grade_id}: checked by the grader")
+'''
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap executable, or None where it is missing (or not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return shutil.which("bwrap")
+
+
+def bwrap_works(bwrap: str) -> tuple[bool, str]:
+    """Try bubblewrap once (it can be installed but refused, e.g. without user namespaces)."""
+    import subprocess
+
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+           *_usr_links(), "--proc", "/proc", "--dev", "/dev", "true"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)
+    return done.returncode == 0, done.stderr.strip()
+
+
+def _usr_links() -> list[str]:
+    args = []
+    for name in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def lessons_dirs() -> list[Path]:
+    """Folders holding the ``lessons`` package (the answer keys), to hide from the kernel."""
+    spec = importlib.util.find_spec("lessons")
+    dirs = []
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        dirs.append(Path(loc).resolve())
+    return dirs
+
+
+def _covers(parent: Path, child: Path) -> bool:
+    try:
+        child.relative_to(parent)
+        return True
+    except ValueError:
+        return False
+
+
+@dataclass
+class Sandbox:
+    """How kernels are launched: with bubblewrap (``bwrap`` set) or unsandboxed (None)."""
+
+    bwrap: str | None
+    memory_bytes: int
+    stub_dir: Path
+
+    def command(self, run_dir: Path, scratch: Path, connection_file: str) -> list[str]:
+        python = sys.executable
+        inner = [python, "-c", LIMITS, str(self.memory_bytes), connection_file]
+        if self.bwrap is None:
+            return inner
+        home = "/home/student"
+        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+                "--uid", "1000", "--gid", "1000", "--hostname", "sandbox",
+                "--ro-bind", "/usr", "/usr", *_usr_links()]
+        for name in ETC_FILES:
+            if os.path.exists(f"/etc/{name}"):
+                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        prefixes = []
+        for prefix in {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+                       Path(sys.prefix), Path(sys.base_prefix)}:
+            if not _covers(Path("/usr"), prefix) and prefix not in prefixes:
+                prefixes.append(prefix)
+        for prefix in sorted(prefixes):
+            args += ["--ro-bind", str(prefix), str(prefix)]
+        for hidden in lessons_dirs():
+            if any(_covers(p, hidden) for p in prefixes) or _covers(Path("/usr"), hidden):
+                args += ["--tmpfs", str(hidden)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                 "--ro-bind", str(self.stub_dir), "/opt/l13",
+                 "--bind", str(run_dir), str(run_dir),
+                 "--bind", str(scratch), home, "--chdir", home,
+                 "--clearenv",
+                 "--setenv", "HOME", home, "--setenv", "TMPDIR", f"{home}/tmp",
+                 "--setenv", "USER", "student", "--setenv", "LANG", "C.UTF-8",
+                 "--setenv", "PATH", f"{Path(sys.prefix) / 'bin'}:/usr/bin:/bin",
+                 "--setenv", "PYTHONPATH", "/opt/l13",
+                 "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+                 "--setenv", "MPLBACKEND", "agg",
+                 "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
+                 "--setenv", "MKL_NUM_THREADS", "1",
+                 "--", *inner]
+        return args
+
+    def env(self, scratch: Path) -> dict:
+        """The environment of an unsandboxed kernel (the sandboxed one clears its own)."""
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")}
+        return {**keep, "HOME": str(scratch), "TMPDIR": str(scratch / "tmp"), "USER": "student",
+                "PYTHONPATH": str(self.stub_dir), "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "agg",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def write_stub(folder: Path) -> Path:
+    """The stand-in ``lessons.exercises`` package the sandboxed kernel sees."""
+    pkg = folder / "lessons" / "exercises"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (folder / "lessons" / "__init__.py").write_text('"""Grader stand-in."""\n', encoding="utf-8")
+    (pkg / "__init__.py").write_text(STUB_CHECK, encoding="utf-8")
+    return folder
