@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from .._checks import as_float_array, as_positions
 from ..frequencies import DEFAULT_BASE
@@ -69,6 +70,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
             f"{y:.2f}", (m, y), textcoords="offset points", xytext=(6, 6), fontsize=9, color=ADDITIVE
         )
     left.set_xscale("log")
+    left.xaxis.set_minor_locator(NullLocator())
     left.set_xlabel(f"start m of the query (log scale); the key sits at m + {gap:g}")
     left.set_ylabel("score q . k with positions")
     left.set_title(f"Gap fixed at {gap}: the rotary score stays, the added one moves")
@@ -76,6 +78,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
     for row, color, label in zip(terms, TERM_COLORS, TERM_LABELS, strict=True):
         right.plot(starts, row, color=color, lw=1.2 if np.ptp(row) < 1e-9 else 0.6, label=label)
     right.set_xscale("log")
+    right.xaxis.set_minor_locator(NullLocator())
     right.set_xlabel("start m of the query (log scale)")
     right.set_ylabel("term of (q + P[m]) . (k + P[n])")
     right.set_title("The four terms: only the two cross terms move")

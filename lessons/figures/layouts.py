@@ -51,6 +51,7 @@ def pairing_figure(d=8):
     ax.set_ylim(-0.1, 2.4)
     ax.set_xticks(np.arange(d) + 0.46, [str(j) for j in range(d)])
     ax.set_yticks([])
+    ax.set_ylabel("layout")
     ax.set_xlabel("coordinate of the head (0 .. d-1); colour = the pair it is rotated with")
     ax.set_title(f"d = {d}: the same rotation, two ways of pairing the coordinates")
     for side in ("top", "right", "left"):
