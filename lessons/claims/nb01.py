@@ -75,3 +75,9 @@ def _():
 @claim("01.length.after", "Squared length of [3,4] after a quarter turn", "25", tolerance=1e-12)
 def _():
     return float(np.sum(np.square(rotate_2d([3.0, 4.0], np.pi / 2))))
+
+
+@claim("01.length.norms", "[3,4] and [-4,3] both have length", ("5", "5"), tolerance=1e-12)
+def _():
+    v = np.array([3.0, 4.0])
+    return [np.linalg.norm(v), np.linalg.norm(rotate_2d(v, np.pi / 2))]
