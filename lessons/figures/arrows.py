@@ -75,18 +75,26 @@ def arrows(ax) -> dict:
     return out
 
 
-def _square_axes(ax, limit, *, title: str):
-    """Equal-aspect axes through the origin; ``limit`` is a half-width or (xmin, xmax, ymin, ymax)."""
+def plane_axes(ax, limit, *, title=None, circle=False, grid=True,
+               xlabel="first coordinate", ylabel="second coordinate"):
+    """Equal-aspect axes for arrows in a plane, with the two axes through the origin (``01``).
+
+    ``limit`` is a half-width or (xmin, xmax, ymin, ymax); ``circle`` adds the unit circle.
+    """
     xmin, xmax, ymin, ymax = (-limit, limit, -limit, limit) if np.ndim(limit) == 0 else limit
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(ymin, ymax)
     ax.set_aspect("equal")
     ax.axhline(0, color="0.85", lw=0.8, zorder=0)
     ax.axvline(0, color="0.85", lw=0.8, zorder=0)
-    ax.grid(True, color="0.93")
-    ax.set_xlabel("first coordinate")
-    ax.set_ylabel("second coordinate")
-    ax.set_title(title, fontsize=10)
+    if grid:
+        ax.grid(True, color="0.93")
+    if circle:
+        ax.add_patch(Circle((0, 0), 1.0, fill=False, color="0.65", lw=1))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
 
 
 def _fmt(v: float) -> str:
@@ -109,7 +117,7 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
     for ax, v in zip(axes[0], vectors, strict=True):
         turned = rotate_2d(v, np.pi / 2)
         limit = 1.25 * max(1.0, float(np.hypot(*v)))
-        _square_axes(ax, limit, title=f"{_point(v)} turned a quarter turn is {_point(turned)}")
+        plane_axes(ax, limit, title=f"{_point(v)} turned a quarter turn is {_point(turned)}")
         draw_arrow(ax, (0, 0), v, color=BEFORE, label=_point(v), gid="before")
         draw_arrow(ax, (0, 0), turned, color=AFTER, label=_point(turned), gid="after")
         r = 0.35 * float(np.hypot(*v))
@@ -135,7 +143,7 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
     low, high = points.min(axis=0) - (0.9, 0.6), points.max(axis=0) + 0.6
     degrees = float(radians_to_degrees(angle))
     title = f"{_point(v)} turned by {degrees:.2f} degrees, part by part"
-    _square_axes(ax, (low[0], high[0], low[1], high[1]), title=title)
+    plane_axes(ax, (low[0], high[0], low[1], high[1]), title=title)
     # The two basis parts before turning, faint: a along the first axis, b along the second.
     ax.plot([0, v[0]], [0, 0], color=PART_A, lw=1, linestyle=":")
     ax.plot([0, 0], [0, v[1]], color=PART_B, lw=1, linestyle=":")
@@ -160,8 +168,8 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     c, s = np.cos(angle), np.sin(angle)
     fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
     degrees = float(radians_to_degrees(angle))
-    _square_axes(ax, 1.35, title=f"The unit circle at {degrees:.2f} degrees: [cos, sin] = [{c:.2f}, {s:.2f}]")
-    ax.add_patch(Circle((0, 0), 1.0, fill=False, color="0.6", lw=1))
+    title = f"The unit circle at {degrees:.2f} degrees: [cos, sin] = [{c:.2f}, {s:.2f}]"
+    plane_axes(ax, 1.35, title=title, circle=True)
     draw_arrow(ax, (0, 0), (c, s), color=AFTER, gid="radius")
     ax.plot([c, c], [0, s], color=PART_B, lw=1.5, linestyle="--")
     ax.plot([0, c], [0, 0], color=PART_A, lw=3)

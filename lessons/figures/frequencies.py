@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Circle
 
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
-from .arrows import draw_arrow
+from .arrows import draw_arrow, plane_axes
 
 DPI = 90
 
@@ -125,19 +124,12 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(positions)))
     fig, axes = plt.subplots(1, len(pairs), figsize=(3.9 * len(pairs), 4.1), dpi=DPI, squeeze=False)
     for ax, p in zip(axes[0], pairs, strict=True):
-        ax.add_patch(Circle((0, 0), 1.0, fill=False, color="0.7", lw=1))
+        plane_axes(ax, 1.35, circle=True, grid=False, title=f"pair {p}: {freqs[p]:.4f} rad per position",
+                   xlabel=f"coordinate {2 * p}", ylabel=f"coordinate {2 * p + 1}")
         for pos, angle, color in zip(positions, table[:, p], colors, strict=True):
             head = np.array([np.cos(angle), np.sin(angle)])
             draw_arrow(ax, (0, 0), head, color=color, width=1.4, gid=f"position {pos:g}")
             ax.text(*(1.14 * head), f"{pos:g}", color=color, fontsize=8, ha="center", va="center")
-        ax.set_xlim(-1.35, 1.35)
-        ax.set_ylim(-1.35, 1.35)
-        ax.set_aspect("equal")
-        ax.axhline(0, color="0.88", lw=0.8, zorder=0)
-        ax.axvline(0, color="0.88", lw=0.8, zorder=0)
-        ax.set_xlabel(f"coordinate {2 * p}")
-        ax.set_ylabel(f"coordinate {2 * p + 1}")
-        ax.set_title(f"pair {p}: {freqs[p]:.4f} rad per position", fontsize=10)
     first, last = positions[0], positions[-1]
     fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}", fontsize=11)
     fig.tight_layout()

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_positive
 from ..rotation import rotate_2d
-from .arrows import draw_arrow
+from .arrows import draw_arrow, plane_axes
 
 CONTENT = (1.0, 0.0)
 Q_COLOR = "tab:blue"
@@ -82,14 +82,7 @@ class PairPicture:
         self.frequency = check_positive(frequency, "frequency")
         norm = float(np.hypot(*self.content)) or 1.0
         self.scale = 1.0 / norm  # arrows are drawn at unit length; the dot is not rescaled
-        ax.set_xlim(-1.45, 1.45)
-        ax.set_ylim(-1.95, 1.3)
-        ax.set_aspect("equal")
-        ax.axhline(0, color="0.88", lw=0.8, zorder=0)
-        ax.axvline(0, color="0.88", lw=0.8, zorder=0)
-        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="0.7", lw=1))
-        ax.set_xlabel("first coordinate")
-        ax.set_ylabel("second coordinate")
+        plane_axes(ax, (-1.45, 1.45, -1.95, 1.3), circle=True, grid=False)
         ax.set_xticks([-1, 0, 1])
         ax.set_yticks([-1, 0, 1])
         # The dot-product scale: a line from -1 to 1 with ticks, and the bar on it.
