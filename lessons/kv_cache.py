@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import _describe, as_float_array
+from ._checks import _describe, as_float_array, check_layout, check_positive, check_width
 from .frequencies import DEFAULT_BASE
 from .rope import rope_rotate
 
@@ -56,7 +56,9 @@ class RotaryKVCache:
     """
 
     def __init__(self, d: int, *, base=DEFAULT_BASE, layout="interleaved", inv_freq=None):
-        self.d = d
+        self.d = check_width(d, "d")
+        check_layout(layout)
+        check_positive(base, "base")
         self.rope = dict(base=base, layout=layout, inv_freq=inv_freq)
         self.keys = np.zeros((0, d))
         self.values = np.zeros((0, 0))
@@ -68,6 +70,16 @@ class RotaryKVCache:
         """Rotate ``raw_keys`` [n, d] at the next positions and store them with ``values``."""
         raw_keys = as_float_array(raw_keys, "raw_keys", min_ndim=2)
         values = as_float_array(values, "values", min_ndim=2)
+        if raw_keys.ndim != 2 or raw_keys.shape[1] != self.d:
+            raise ValueError(
+                f"raw_keys must have shape [n, d] with d = {self.d} (the cache's width); "
+                f"got {raw_keys.shape}"
+            )
+        if values.ndim != 2 or (len(self.values) and values.shape[1] != self.values.shape[1]):
+            width = self.values.shape[1] if len(self.values) else "dv"
+            raise ValueError(
+                f"values must have shape [n, {width}] like the values already cached; got {values.shape}"
+            )
         if raw_keys.shape[0] != values.shape[0]:
             raise ValueError(
                 f"raw_keys and values must have one row per token; got {raw_keys.shape} and {values.shape}"
@@ -88,6 +100,8 @@ class RotaryKVCache:
         see the reset mistake.
         """
         q = as_float_array(raw_query, "raw_query")
+        if q.shape != (self.d,):
+            raise ValueError(f"raw_query must be one vector of shape ({self.d},); got {q.shape}")
         position = self.next_position() if position is None else position
         q_rot = rope_rotate(q[None, :], [position], **self.rope)[0]
         return self.keys @ q_rot / np.sqrt(self.d)

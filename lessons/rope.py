@@ -24,6 +24,7 @@ x_split[t*d/2 + i] = x_interleaved[2i + t], t in {0, 1}.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -102,30 +103,38 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: 
     tmp = np.empty((rows, 2, half), dtype=dtype)
     ones = np.ones(rows * d, dtype=dtype)
     finite = True
-    for n in range(xf.shape[0]):
-        for a in range(0, T, rows):
-            b = min(a + rows, T)
-            xs, o = xf[n, a:b, :r], out[n, a:b, :r]
-            if layout == "interleaved":
-                zo = o.view(complex_dtype)
-                np.multiply(xs.view(complex_dtype), turn[a:b], out=zo)
-            else:
-                # the second half times sin of the first, the first half times sin of the second
-                swapped = xs.reshape(b - a, 2, half)[:, ::-1]
-                t = tmp[: b - a]
-                np.multiply(xs, cos_full[a:b], out=o)
-                np.multiply(swapped, sin_full[a:b].reshape(b - a, 2, half), out=t)
-                np.add(o, t.reshape(b - a, r), out=o)
-            if r < d:
-                out[n, a:b, r:] = xf[n, a:b, r:]
-                o = out[n, a:b]
-            # o is contiguous; its dot with ones (a sum, fast in BLAS) is finite unless an
-            # element is not (or the sum overflows: then the exact test below decides).
-            with np.errstate(over="ignore", invalid="ignore"):
+    # inf * 0 in a non-finite x is reported below as an error, and an overflow as one warning
+    with np.errstate(invalid="ignore", over="ignore"):
+        for n in range(xf.shape[0]):
+            for a in range(0, T, rows):
+                b = min(a + rows, T)
+                xs, o = xf[n, a:b, :r], out[n, a:b, :r]
+                if layout == "interleaved":
+                    zo = o.view(complex_dtype)
+                    np.multiply(xs.view(complex_dtype), turn[a:b], out=zo)
+                else:
+                    # the second half times sin of the first, the first half times sin of the second
+                    swapped = xs.reshape(b - a, 2, half)[:, ::-1]
+                    t = tmp[: b - a]
+                    np.multiply(xs, cos_full[a:b], out=o)
+                    np.multiply(swapped, sin_full[a:b].reshape(b - a, 2, half), out=t)
+                    np.add(o, t.reshape(b - a, r), out=o)
+                if r < d:
+                    out[n, a:b, r:] = xf[n, a:b, r:]
+                    o = out[n, a:b]
+                # o is contiguous; its dot with ones (a sum, fast in BLAS) is finite unless an
+                # element is not (or the sum overflows: then the exact test below decides).
                 finite = finite and bool(np.isfinite(np.dot(o.reshape(-1), ones[: o.size])))
     if not finite:
         # A NaN or infinity in x always reaches the output; a finite x may still overflow.
         check_finite(x, name)
+        if not np.isfinite(out).all():
+            warnings.warn(
+                f"overflow: rotating {name} gave infinite values (its largest magnitude is "
+                f"{float(np.max(np.abs(x))):.3g}, near the limit of {dtype})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
     return out.reshape(shape)
 
 

@@ -1,0 +1,382 @@
+"""Bad input gets a clear error: the message names the argument, what was expected and what was given."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from lessons.attention import attention
+from lessons.frequencies import angle_table, pair_frequencies, pairs_under_one_turn
+from lessons.kv_cache import RotaryKVCache, continuation_positions, positions_from_attention_mask
+from lessons.rope import apply_rope, interleaved_to_split_half_permutation, rope_rotate, rotate_pairs
+from lessons.rotation import basis_contributions, rotate_2d, rotation_matrix
+from lessons.scaling import (
+    dynamic_ntk_base,
+    linear_frequencies,
+    llama3_frequencies,
+    yarn_frequencies,
+)
+from lessons.sinusoidal import sinusoidal_encoding
+
+Q = np.ones((1, 2, 3, 8))  # [B, H, T, d]
+
+
+def esc(text: str) -> str:
+    return re.escape(text)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def test_odd_head_width():
+    q = np.ones((1, 3, 5))
+    with pytest.raises(ValueError, match=r"head width\).*positive even integer.*got 5"):
+        apply_rope(q, q)
+    with pytest.raises(ValueError, match=r"head width\).*got 7"):
+        rope_rotate(np.ones((2, 7)))
+
+
+def test_mismatched_q_and_k_shapes():
+    k = np.ones((1, 2, 4, 8))
+    with pytest.raises(
+        ValueError,
+        match=esc("q and k must have the same shape [B, H, T, d]; got q (1, 2, 3, 8) and k (1, 2, 4, 8)"),
+    ):
+        apply_rope(Q, k)
+
+
+def test_mismatched_q_and_k_dtypes():
+    with pytest.raises(TypeError, match=esc("q and k must have the same dtype; got q float32 and k float64")):
+        apply_rope(Q.astype(np.float32), Q)
+
+
+def test_too_few_dimensions():
+    with pytest.raises(ValueError, match=esc("x must have at least 2 dimension(s); got shape (8,)")):
+        rope_rotate(np.ones(8))
+    with pytest.raises(ValueError, match=esc("q must have at least 2 dimension(s); got shape (8,)")):
+        apply_rope(np.ones(8), np.ones(8))
+
+
+def test_two_dimensional_positions():
+    with pytest.raises(
+        ValueError, match=esc("positions must be one-dimensional (one position per token); got shape (1, 3)")
+    ):
+        apply_rope(Q, Q, [[0, 1, 2]])
+
+
+def test_scalar_positions():
+    with pytest.raises(
+        ValueError, match=esc("positions must be one-dimensional (one position per token); got shape ()")
+    ):
+        rope_rotate(np.ones((1, 2)), 5)
+
+
+def test_wrong_number_of_positions():
+    with pytest.raises(
+        ValueError, match=esc("positions must hold one position per token: expected 3 (the T axis), got 2")
+    ):
+        apply_rope(Q, Q, [0, 1])
+
+
+def test_inv_freq_of_the_wrong_length():
+    with pytest.raises(
+        ValueError, match=r"inv_freq must hold one frequency per pair: expected shape \(4,\).*got \(3,\)"
+    ):
+        apply_rope(Q, Q, inv_freq=[1.0, 0.1, 0.01])
+    with pytest.raises(
+        ValueError,
+        match=r"inv_freq must hold one frequency per pair: expected shape \(1,\) for a rotary width of 2",
+    ):
+        rope_rotate(Q, rotary_dim=2, inv_freq=[1.0, 0.1])
+
+
+def test_angles_of_the_wrong_shape():
+    with pytest.raises(
+        ValueError,
+        match=esc("angles must have shape (T, d/2) = (3, 4) for x of shape (1, 2, 3, 8); got (3, 8)"),
+    ):
+        rotate_pairs(Q, np.zeros((3, 8)))
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("which", ["q", "k"])
+def test_non_finite_q_or_k(bad, which):
+    broken = Q.copy()
+    broken[0, 1, 2, 5] = bad
+    args = (broken, Q) if which == "q" else (Q, broken)
+    for layout in ("interleaved", "split_half"):
+        with pytest.raises(
+            ValueError, match=esc(f"{which} must be finite; it holds 1 NaN or infinite value(s)")
+        ):
+            apply_rope(*args, layout=layout)
+
+
+def test_non_finite_in_the_pass_through_dims():
+    broken = Q.copy()
+    broken[..., 7] = np.nan
+    with pytest.raises(ValueError, match=esc("x must be finite; it holds 6 NaN or infinite value(s)")):
+        rope_rotate(broken, rotary_dim=4)
+
+
+def test_non_finite_float32():
+    broken = Q.astype(np.float32)
+    broken[0, 0, 0, 0] = np.inf
+    with pytest.raises(ValueError, match=esc("q must be finite; it holds 1 NaN or infinite value(s)")):
+        apply_rope(broken, Q.astype(np.float32))
+
+
+def test_huge_finite_values_are_not_mistaken_for_infinite():
+    big = np.full((1, 2, 4), 1e308)
+    out = rope_rotate(big, [0, 0])  # position 0: no rotation, and the finiteness check must not trip
+    np.testing.assert_allclose(out, big, rtol=1e-15)
+
+
+def test_non_finite_positions():
+    with pytest.raises(
+        ValueError, match=esc("positions must be finite; it holds 1 NaN or infinite value(s)")
+    ):
+        apply_rope(Q, Q, [0, np.nan, 2])
+
+
+@pytest.mark.parametrize("base", [0, -10000.0, np.inf, np.nan])
+def test_non_positive_or_non_finite_base(base):
+    pattern = r"base must be a finite number greater than 0; got " + esc(str(float(base)))
+    with pytest.raises(ValueError, match=pattern):
+        apply_rope(Q, Q, base=base)
+    with pytest.raises(ValueError, match=pattern):
+        pair_frequencies(8, base)
+
+
+@pytest.mark.parametrize("base", ["10000", None, True, [10000.0]])
+def test_base_of_the_wrong_type(base):
+    with pytest.raises(
+        TypeError, match=r"base must be a positive real number; got .*\((str|NoneType|bool|list)\)"
+    ):
+        rope_rotate(Q, base=base)
+
+
+@pytest.mark.parametrize("factor", [0, -2.0, np.inf])
+def test_non_positive_scaling_factor(factor):
+    pattern = r"factor must be a finite number greater than 0; got " + esc(str(float(factor)))
+    with pytest.raises(ValueError, match=pattern):
+        linear_frequencies(64, factor)
+    with pytest.raises(ValueError, match=pattern):
+        dynamic_ntk_base(64, factor, 5000, 2048)
+    with pytest.raises(ValueError, match=pattern):
+        llama3_frequencies(128, factor)
+    with pytest.raises(ValueError, match=pattern):
+        yarn_frequencies(64, factor, 2048)
+
+
+def test_yarn_factor_below_one():
+    with pytest.raises(ValueError, match=esc("factor must be at least 1.0; got 0.5")):
+        yarn_frequencies(64, 0.5, 2048)
+
+
+def test_llama3_frequency_factors_in_the_wrong_order():
+    with pytest.raises(
+        ValueError, match=esc("high_freq_factor must be greater than low_freq_factor; got 1.0 and 4.0")
+    ):
+        llama3_frequencies(128, 8.0, low_freq_factor=4.0, high_freq_factor=1.0)
+
+
+def test_dynamic_ntk_needs_width_four():
+    with pytest.raises(ValueError, match=r"d must be at least 4 for dynamic NTK"):
+        dynamic_ntk_base(2, 2.0, 5000, 2048)
+
+
+# --------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize("layout", ["split", "INTERLEAVED", None, 0])
+def test_unknown_layout(layout):
+    pattern = esc(f"layout must be one of ('interleaved', 'split_half'); got {layout!r}")
+    with pytest.raises(ValueError, match=pattern):
+        apply_rope(Q, Q, layout=layout)
+    with pytest.raises(ValueError, match=pattern):
+        rope_rotate(Q, layout=layout)
+    with pytest.raises(ValueError, match=pattern):
+        attention(Q[0, 0], Q[0, 0], Q[0, 0], q_positions=[0, 1, 2], k_positions=[0, 1, 2], layout=layout)
+
+
+@pytest.mark.parametrize(
+    ("rotary_dim", "error", "pattern"),
+    [
+        (10, ValueError, "rotary_dim must be at most the head width 8; got 10"),
+        (
+            3,
+            ValueError,
+            "rotary_dim must be a positive even integer (coordinates are rotated in pairs); got 3",
+        ),
+        (
+            0,
+            ValueError,
+            "rotary_dim must be a positive even integer (coordinates are rotated in pairs); got 0",
+        ),
+        (
+            -2,
+            ValueError,
+            "rotary_dim must be a positive even integer (coordinates are rotated in pairs); got -2",
+        ),
+        (4.0, TypeError, "rotary_dim must be a positive even integer; got 4.0 (float)"),
+        ("4", TypeError, "rotary_dim must be a positive even integer; got '4' (str)"),
+    ],
+)
+def test_bad_rotary_dim(rotary_dim, error, pattern):
+    with pytest.raises(error, match=esc(pattern)):
+        apply_rope(Q, Q, rotary_dim=rotary_dim)
+    with pytest.raises(error, match=esc(pattern)):
+        rope_rotate(Q, rotary_dim=rotary_dim)
+
+
+# --------------------------------------------------------------------------- not numbers
+
+
+@pytest.mark.parametrize(
+    ("value", "pattern"),
+    [
+        ("abc", "q must be an array of real numbers; got 'abc' (str)"),
+        (b"ab", "q must be an array of real numbers; got b'ab' (bytes)"),
+        (None, "q must be an array of real numbers; got None (NoneType)"),
+        (np.array([[1.0, "a"]], dtype=object), "q must hold real numbers; got dtype object"),
+        (np.array([["a", "b"]]), "q must hold real numbers; got dtype <U1"),
+        (np.ones((2, 4), dtype=complex), "q must hold real numbers; got dtype complex128"),
+        ([[1.0, 2.0], [3.0]], "q must be an array of real numbers; got [[1.0, 2.0], [3.0]] (list)"),
+    ],
+)
+def test_q_that_is_not_an_array_of_reals(value, pattern):
+    with pytest.raises(TypeError, match=esc(pattern)):
+        apply_rope(value, np.ones((2, 4)))
+
+
+def test_k_is_named_when_k_is_wrong():
+    with pytest.raises(TypeError, match=esc("k must be an array of real numbers; got None (NoneType)")):
+        apply_rope(Q, None)
+
+
+def test_positions_that_are_strings():
+    with pytest.raises(TypeError, match=esc("positions must hold real numbers; got dtype <U1")):
+        apply_rope(Q, Q, ["0", "1", "2"])
+
+
+# --------------------------------------------------------------------------- the other modules
+
+
+@pytest.mark.parametrize(
+    ("d", "error", "pattern"),
+    [
+        (3, ValueError, "d must be a positive even integer (coordinates are rotated in pairs); got 3"),
+        (0, ValueError, "d must be a positive even integer (coordinates are rotated in pairs); got 0"),
+        (4.0, TypeError, "d must be a positive even integer; got 4.0 (float)"),
+        (True, TypeError, "d must be a positive even integer; got True (bool)"),
+    ],
+)
+def test_bad_width(d, error, pattern):
+    with pytest.raises(error, match=esc(pattern)):
+        pair_frequencies(d)
+    with pytest.raises(error, match=esc(pattern)):
+        sinusoidal_encoding([0, 1], d)
+    with pytest.raises(error, match=esc(pattern)):
+        interleaved_to_split_half_permutation(d)
+    with pytest.raises(error, match=esc(pattern)):
+        pairs_under_one_turn(10, d)
+    with pytest.raises(error, match=esc(pattern)):
+        RotaryKVCache(d)
+
+
+def test_angle_table_inputs():
+    with pytest.raises(
+        ValueError, match=esc("inv_freq must be one-dimensional (one frequency per pair); got shape (2, 2)")
+    ):
+        angle_table([0, 1], np.ones((2, 2)))
+    with pytest.raises(
+        ValueError, match=esc("positions must be one-dimensional (one position per token); got shape (2, 1)")
+    ):
+        angle_table([[0], [1]], [1.0])
+
+
+def test_rotation_inputs():
+    with pytest.raises(
+        ValueError, match=esc("vector must have 2 coordinates on its last axis; got shape (3,)")
+    ):
+        rotate_2d([1.0, 2.0, 3.0], 0.5)
+    with pytest.raises(
+        ValueError, match=esc("vector must be a single 2D vector of shape (2,); got shape (2, 2)")
+    ):
+        basis_contributions(np.eye(2), 0.5)
+    with pytest.raises(ValueError, match=esc("angle must be finite; it holds 1 NaN or infinite value(s)")):
+        rotation_matrix(np.nan)
+    with pytest.raises(TypeError, match=esc("angle must be an array of real numbers; got 'pi' (str)")):
+        rotate_2d([1.0, 0.0], "pi")
+
+
+def test_attention_inputs():
+    q, k, v = np.ones((2, 4)), np.ones((3, 4)), np.ones((3, 2))
+    with pytest.raises(
+        ValueError, match=esc("q and k must have the same head width (last axis); got q (2, 4) and k (3, 6)")
+    ):
+        attention(q, np.ones((3, 6)), v)
+    with pytest.raises(
+        ValueError,
+        match=esc("k and v must hold one row per key (the same T axis); got k (3, 4) and v (2, 2)"),
+    ):
+        attention(q, k, np.ones((2, 2)))
+    with pytest.raises(
+        ValueError, match=esc("give both q_positions and k_positions to apply RoPE, or neither")
+    ):
+        attention(q, k, v, q_positions=[0, 1])
+    with pytest.raises(
+        ValueError, match=esc("k_positions must hold one position per token: expected 3 (the T axis), got 2")
+    ):
+        attention(q, k, v, q_positions=[0, 1], k_positions=[0, 1])
+    with pytest.raises(
+        ValueError, match=r"query 0 \(position 0\) comes before every key \(k_positions start at 5\)"
+    ):
+        attention(q, k, v, causal=True, q_positions=[0, 9], k_positions=[5, 6, 7])
+
+
+def test_kv_cache_inputs():
+    with pytest.raises(ValueError, match=esc("cache_length must be at least 0; got -1")):
+        continuation_positions(-1)
+    with pytest.raises(ValueError, match=esc("n_new must be at least 1; got 0")):
+        continuation_positions(3, 0)
+    with pytest.raises(TypeError, match=esc("cache_length must be an integer; got 2.0 (float)")):
+        continuation_positions(2.0)
+    with pytest.raises(
+        ValueError,
+        match=r"attention_mask must be a 1-D or 2-D array of 0s and 1s; got \[0, 2, 1\] \(list\)",
+    ):
+        positions_from_attention_mask([0, 2, 1])
+    cache = RotaryKVCache(4)
+    with pytest.raises(
+        ValueError, match=esc("raw_keys must have shape [n, d] with d = 4 (the cache's width); got (2, 6)")
+    ):
+        cache.append(np.ones((2, 6)), np.ones((2, 1)))
+    with pytest.raises(
+        ValueError, match=esc("raw_keys and values must have one row per token; got (2, 4) and (3, 1)")
+    ):
+        cache.append(np.ones((2, 4)), np.ones((3, 1)))
+    cache.append(np.ones((2, 4)), np.ones((2, 1)))
+    with pytest.raises(
+        ValueError, match=esc("values must have shape [n, 1] like the values already cached; got (1, 3)")
+    ):
+        cache.append(np.ones((1, 4)), np.ones((1, 3)))
+    with pytest.raises(ValueError, match=esc("raw_query must be one vector of shape (4,); got (1, 4)")):
+        cache.scores(np.ones((1, 4)))
+    with pytest.raises(
+        ValueError, match=esc("layout must be one of ('interleaved', 'split_half'); got 'meta'")
+    ):
+        RotaryKVCache(4, layout="meta")
+
+
+def test_overflow_of_finite_values_is_one_warning():
+    with pytest.warns(
+        RuntimeWarning, match=r"overflow: rotating x gave infinite values .*1\.5e\+308.*float64"
+    ):
+        out = rope_rotate(np.full((3, 4), 1.5e308), [1, 2, 3])
+    assert not np.isfinite(out).all()
