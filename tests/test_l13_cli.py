@@ -1,0 +1,146 @@
+"""``python -m lessons.l13``: run as a reader would, and in-process with one claim made to fail."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lessons import l13
+from lessons.claims import _registry, all_claims
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAIMS = all_claims()
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lessons.l13", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "140"},
+    )
+
+
+def rows(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith((" ok ", "FAIL"))]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return run()
+
+
+@pytest.fixture(scope="module")
+def as_json():
+    return run("--json")
+
+
+def test_every_claim_holds_exit_0(table):
+    assert table.returncode == 0, table.stdout[-2000:] + table.stderr
+    assert table.stderr == ""
+
+
+def test_one_row_per_claim(table):
+    found = rows(table.stdout)
+    assert len(found) == len(CLAIMS)
+    assert all(r.startswith(" ok ") for r in found)
+    for c in CLAIMS:  # every claim's stated value is printed
+        assert c.stated_text() in table.stdout, c.id
+    assert f"{len(CLAIMS)} of {len(CLAIMS)} claims hold" in table.stdout.splitlines()[-1]
+    for nb in sorted({c.notebook for c in CLAIMS}):
+        assert f"notebook {nb}" in table.stdout
+
+
+def test_json_has_one_entry_per_claim(as_json):
+    assert as_json.returncode == 0
+    payload = json.loads(as_json.stdout)
+    entries = payload["claims"]
+    assert [e["id"] for e in entries] == [c.id for c in CLAIMS]
+    assert payload["passed"] == len(CLAIMS) and payload["failed"] == 0
+    assert all(e["ok"] is True for e in entries)
+    first = entries[0]
+    assert set(first) >= {"id", "notebook", "claim", "stated", "computed", "tolerance", "ok"}
+    by_id = {e["id"]: e for e in entries}
+    assert by_id["02.position_1"]["stated"] == "[0.54030231, 0.84147098]"
+    assert by_id["02.position_1"]["computed"] == "[0.54030231, 0.84147098]"
+
+
+def test_help_exits_0():
+    result = run("--help")
+    assert result.returncode == 0
+    for option in ("--json", "--notebook", "--failed"):
+        assert option in result.stdout
+
+
+def test_unknown_notebook_exits_2_with_a_message():
+    result = run("--notebook", "99")
+    assert result.returncode == 2
+    assert "no claims for notebook '99'" in result.stderr
+    assert rows(result.stdout) == []
+
+
+def test_unknown_option_exits_2():
+    assert run("--frobnicate").returncode == 2
+
+
+# --------------------------------------------------------------------------- in-process
+
+
+def test_one_notebook_only(capsys):
+    assert l13.main(["--notebook", "02"]) == 0
+    out = capsys.readouterr().out
+    assert len(rows(out)) == len(all_claims("02"))
+    assert "notebook 01" not in out
+
+
+def test_failed_lists_nothing_when_all_hold(capsys):
+    assert l13.main(["--failed"]) == 0
+    assert rows(capsys.readouterr().out) == []
+
+
+@pytest.fixture
+def one_wrong_claim(monkeypatch):
+    """Replace one registered claim by a copy whose stated value is wrong (restored after)."""
+    target = _registry._CLAIMS["02.position_1"]
+    wrong = dataclasses.replace(target, stated=("0.54030231", "0.84147099"))
+    monkeypatch.setitem(_registry._CLAIMS, target.id, wrong)
+    return wrong
+
+
+def test_a_failing_claim_exits_1_and_says_fail(one_wrong_claim, capsys):
+    assert l13.main([]) == 1
+    out = capsys.readouterr().out
+    failing = [r for r in rows(out) if r.startswith("FAIL")]
+    assert len(failing) == 1
+    assert one_wrong_claim.text[:30] in failing[0]
+    assert "[0.54030231, 0.84147099]" in out  # what the lesson states ...
+    assert "[0.54030231, 0.84147098]" in out  # ... and what was computed
+    assert f"{len(CLAIMS) - 1} of {len(CLAIMS)} claims hold; 1 FAIL" in out
+
+
+def test_a_failing_claim_in_json_and_failed_mode(one_wrong_claim, capsys):
+    assert l13.main(["--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["failed"] == 1
+    assert [e["id"] for e in payload["claims"] if not e["ok"]] == ["02.position_1"]
+    assert l13.main(["--failed"]) == 1
+    assert len(rows(capsys.readouterr().out)) == 1
+
+
+def test_a_claim_whose_computation_raises_is_reported(monkeypatch, capsys):
+    target = _registry._CLAIMS["03.d32.pairs"]
+
+    def broken():
+        raise RuntimeError("the experiment broke")
+
+    monkeypatch.setitem(_registry._CLAIMS, target.id, dataclasses.replace(target, compute=broken))
+    assert l13.main(["--notebook", "03"]) == 1
+    assert "error: RuntimeError: the experiment broke" in capsys.readouterr().out
