@@ -96,16 +96,16 @@ def expected_shape(value) -> list[int]:
     return list(shape) if shape is not None else [-1]
 
 
-def probe_source(q: Question, nonce: str) -> str:
-    """The code of the probe cell for one exercise (cases embedded as Python literals)."""
-    ex = q.exercise
-    shapes = [expected_shape(e) for e in q.expected]
-    cases = q.cases if q.cases is not None else []
-    return (
-        _PROBE
-        + f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, {shapes!r}, "
-        + f"{nonce!r}, {MAX_ANSWER_SIZE})\ndel __l13_probe\n"
-    )
+def probe_source(questions: list[Question], nonce: str) -> str:
+    """The code of a probe cell asking about ``questions`` (cases embedded as Python literals)."""
+    calls = []
+    for q in questions:
+        ex = q.exercise
+        shapes = [expected_shape(e) for e in q.expected]
+        cases = q.cases if q.cases is not None else []
+        calls.append(f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, {shapes!r}, "
+                     f"{nonce!r}, {MAX_ANSWER_SIZE})\n")
+    return _PROBE + "".join(calls) + "del __l13_probe\n"
 
 
 class ReplyError(ValueError):

@@ -97,6 +97,7 @@ async def run_submission(
     skip_cells: set[int] = set()
     skip_probes: set[str] = set()
     restarts = 0
+    state: dict = {}
     nonce = "L13-" + secrets.token_hex(16) + ":"
     run_dir = workdir / "run"
     scratch = workdir / "home"
@@ -106,7 +107,7 @@ async def run_submission(
         km = SandboxedKernelManager(sandbox, run_dir, scratch)
         try:
             await _attempt(cells, questions, sandbox, limits, km, nonce, deadline, result,
-                           skip_cells, skip_probes, run_dir, scratch)
+                           skip_cells, skip_probes, run_dir, scratch, state)
             break
         except _Restart:
             restarts += 1
@@ -148,7 +149,7 @@ async def _responsive(client: CappedClient, cell, index: int) -> bool:
 
 
 async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, result,
-                   skip_cells, skip_probes, run_dir, scratch) -> None:
+                   skip_cells, skip_probes, run_dir, scratch, state) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for _, src in cells])
     spare = nbformat.v4.new_code_cell("pass")  # the liveness check after an interrupt
     probe_cell = nbformat.v4.new_code_cell("")
@@ -195,6 +196,33 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
                         raise _Restart
                 elif err:
                     result.cell_errors.setdefault(number, err[0] or "error")
+            # First all exercises in one probe cell; if it fails (time, a dead kernel), the
+            # exercises still without a reply are asked one cell each.
+            done = set(result.replies) | skip_probes
+            pending = [q for q in questions if q.exercise.grade_id not in done]
+            if pending and not state.get("one_by_one"):
+                budget = _remaining(deadline)
+                if budget < 1:
+                    raise _OutOfTime
+                client.timeout = int(max(1, min(limits.probe_timeout, budget)))
+                client.reset_cap()
+                probe_cell.source = probe_source(pending, nonce)
+                probe_cell.outputs = []
+                state["one_by_one"] = True  # if this cell fails, fall back to one exercise per cell
+                try:
+                    await client.async_execute_cell(probe_cell, probe_index)
+                except DeadKernelError:
+                    raise _Restart from None
+                err = _first_error(probe_cell)
+                timed_out = bool(err and err[0] == TIMEOUT_ENAME)
+                for q in pending:
+                    try:
+                        result.replies[q.exercise.grade_id] = parse_reply(client.probe_lines, q)
+                    except ReplyError as exc:
+                        if not timed_out and "no reply" not in str(exc):
+                            result.replies[q.exercise.grade_id] = f"could not read the answer: {exc}"
+                if timed_out and not await _responsive(client, spare, spare_index):
+                    raise _Restart
             for q in questions:
                 gid = q.exercise.grade_id
                 if gid in result.replies or gid in skip_probes:
@@ -205,7 +233,7 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
                 timeout = int(max(1, min(limits.probe_timeout, budget)))
                 client.timeout = timeout
                 client.reset_cap()
-                probe_cell.source = probe_source(q, nonce)
+                probe_cell.source = probe_source([q], nonce)
                 probe_cell.outputs = []
                 name = q.exercise.name
                 try:
