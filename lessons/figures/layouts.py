@@ -87,5 +87,5 @@ def checks_figure(names: Sequence[str], against_reference, shift_change):
     ax.set_xlabel("the code under test")
     ax.set_ylabel("largest change (log scale)")
     ax.set_title("Which check sees which mistake")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, fontsize=8)
     return fig
