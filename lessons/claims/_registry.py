@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
-
-Stated = "str | tuple[str, ...] | int | bool"
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def format_like(claim: Claim, value) -> str:
     if len(values) != len(items):
         return repr(value)
     out = []
-    for text, v in zip(items, values):
+    for text, v in zip(items, values, strict=True):
         if claim.tolerance is not None and claim.tolerance < 1e-6 and float(text) == 0:
             out.append(f"{v:.1e}" if v != 0 else "0")
         else:
@@ -168,6 +167,6 @@ def evaluate(c: Claim) -> ClaimResult:
         )
     ok = all(
         math.isfinite(v) and abs(v - e) <= tol
-        for v, e, tol in zip(values, expected, c.tolerances())
+        for v, e, tol in zip(values, expected, c.tolerances(), strict=True)
     )
     return ClaimResult(c, value, ok)
