@@ -240,6 +240,18 @@ def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult
     events = list(status_notes)
     if run is not None:
         events += list(run.events.values())
+        by_reason: dict[str, list[str]] = {}
+        for q in questions:
+            reply = run.replies.get(q.exercise.grade_id)
+            if isinstance(reply, str):
+                by_reason.setdefault(reply, []).append(q.exercise.name)
+        for reason, names in by_reason.items():
+            if reason.startswith("could not read"):
+                events.append(f"{', '.join(names)}: {reason}")
+            elif not any(n in reason for n in names):
+                events.append(reason)
+            else:
+                events.append(reason)
         if run.cell_errors:
             listed = ", ".join(f"{n} ({e})" for n, e in sorted(run.cell_errors.items())[:8])
             more = "" if len(run.cell_errors) <= 8 else f" and {len(run.cell_errors) - 8} more"

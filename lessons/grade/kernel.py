@@ -47,6 +47,7 @@ class CappedClient(NotebookClient):
         self.max_output = max_output
         self.nonce = nonce
         self.probe_lines: list[str] = []
+        self.last_reply: dict | None = None
         self._used = 0
         self._truncated = False
 

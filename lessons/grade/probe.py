@@ -1,9 +1,10 @@
 """The grader's probe: what it asks the student's kernel, and how it reads the reply.
 
-For each exercise the grader runs one probe cell in the student's kernel, after the
-student's own cells. The probe looks the exercise's name up in the kernel's namespace (so
-cell metadata, order and duplicates do not matter: the last definition wins, as in
-Python), calls a function on the cases the grader drew, and prints ONE line::
+The grader first runs :data:`PRELUDE` in the student's kernel (before the student's
+cells), then, after them, a probe cell for the exercises. The probe looks each exercise's
+name up in the kernel's namespace (so cell metadata, order and duplicates do not matter:
+the last definition wins, as in Python), calls a function on the cases the grader drew,
+and prints ONE line per exercise::
 
     <nonce>{"id": "ex06_rotate_pair", "results": [{"shape": [2], "values": [0.1, 0.2]}, ...]}
 
@@ -22,61 +23,66 @@ from dataclasses import dataclass
 
 from ..exercises import MAX_ANSWER_SIZE, Exercise
 
-# Runs in the student's kernel. Uses only the standard library and numpy (if numpy is
-# missing or broken, a student's numpy-based answer could not work either).
-_PROBE = r'''
-def __l13_probe(gid, name, kind, cases, shapes, nonce, max_size):
-    import sys, io
-    out = sys.stdout
+# PRELUDE runs in the student's kernel BEFORE the student's cells. It defines the probe
+# function with everything it uses bound as default arguments at that moment (builtins,
+# numpy.array, the output stream, the namespace), so a student's later patches of
+# builtins, numpy, json, print or sys.stdout do not change how answers are read back.
+PRELUDE = r'''
+def __l13_probe(gid, name, kind, cases, shapes, nonce, max_size, *,
+                _ns=globals(), _out=__import__("sys").stdout, _sys=__import__("sys"), _io=__import__("io"),
+                _np_array=__import__("numpy").array, _f64=__import__("numpy").float64,
+                _float=float, _int=int, _str=str, _list=list, _dict=dict, _type=type, _zip=zip,
+                _isinstance=isinstance, _callable=callable, _repr=float.__repr__, _irepr=int.__repr__,
+                _BaseException=BaseException, _Exception=Exception, _SystemExit=SystemExit,
+                _NotImplementedError=NotImplementedError):
     def plain(result, shape):
         try:
-            import numpy
-            arr = numpy.array(result, dtype=numpy.float64)
-        except BaseException as exc:
-            return {"error": "not numbers: " + type(result).__name__ + " (" + type(exc).__name__ + ")"}
-        got = [int(n) for n in arr.shape]
+            arr = _np_array(result, dtype=_f64)
+        except _BaseException as exc:
+            return {"error": "not numbers: " + _type(result).__name__ + " (" + _type(exc).__name__ + ")"}
+        got = [_int(n) for n in arr.shape]
         if arr.size > max_size or got != shape:
             return {"shape": got}
-        return {"shape": got, "values": [float(v) for v in arr.reshape(-1).tolist()]}
-    ns = globals()
+        return {"shape": got, "values": [_float(v) for v in arr.reshape(-1).tolist()]}
+
     results = []
-    if name not in ns:
+    if name not in _ns:
         results.append({"missing": True})
     elif kind == "value":
-        value = ns[name]
+        value = _ns[name]
         results.append({"missing": True} if value is None else plain(value, shapes[0]))
-    elif not callable(ns[name]):
-        results.append({"error": name + " is not a function (" + type(ns[name]).__name__ + ")"})
+    elif not _callable(_ns[name]):
+        results.append({"error": name + " is not a function (" + _type(_ns[name]).__name__ + ")"})
     else:
-        import numpy
-        fn = ns[name]
-        for case, shape in zip(cases, shapes):
-            args = {k: numpy.array(v, dtype=numpy.float64) if isinstance(v, list) else v
-                    for k, v in case.items()}
-            sys.stdout = io.StringIO()
+        fn = _ns[name]
+        for case, shape in _zip(cases, shapes):
+            args = {k: _np_array(v, dtype=_f64) if _isinstance(v, _list) else v for k, v in case.items()}
+            saved, _sys.stdout = _sys.stdout, _io.StringIO()
             try:
                 results.append(plain(fn(**args), shape))
-            except NotImplementedError:
+            except _NotImplementedError:
                 results.append({"missing": True})
-            except (Exception, SystemExit) as exc:
-                results.append({"error": type(exc).__name__ + ": " + str(exc)[:200]})
+            except (_Exception, _SystemExit) as exc:
+                results.append({"error": _type(exc).__name__ + ": " + _str(exc)[:200]})
             finally:
-                sys.stdout = out
+                _sys.stdout = saved
+
     def enc(x):
-        if isinstance(x, dict):
-            return "{" + ", ".join(enc(str(k)) + ": " + enc(v) for k, v in x.items()) + "}"
-        if isinstance(x, list):
+        if _isinstance(x, _dict):
+            return "{" + ", ".join(enc(_str(k)) + ": " + enc(v) for k, v in x.items()) + "}"
+        if _isinstance(x, _list):
             return "[" + ", ".join(enc(v) for v in x) + "]"
         if x is True:
             return "true"
-        if type(x) is int:
-            return int.__repr__(x)
-        if type(x) is float:
-            s = float.__repr__(x)
-            return '"' + s + '"' if s in ("nan", "inf", "-inf") else s
-        return '"' + "".join(c if c.isalnum() or c in " .,:;()[]_-+=<>'" else "?" for c in str(x)) + '"'
-    out.write(nonce + enc({"id": gid, "results": results}) + "\n")
-    out.flush()
+        if _type(x) is _int:
+            return _irepr(x)
+        if _type(x) is _float:
+            text = _repr(x)
+            return '"' + text + '"' if text in ("nan", "inf", "-inf") else text
+        return '"' + "".join(c if c.isalnum() or c in " .,:;()[]_-+=<>'" else "?" for c in _str(x)) + '"'
+
+    _out.write(nonce + enc({"id": gid, "results": results}) + "\n")
+    _out.flush()
 '''
 
 
@@ -105,7 +111,7 @@ def probe_source(questions: list[Question], nonce: str) -> str:
         cases = q.cases if q.cases is not None else []
         calls.append(f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, {shapes!r}, "
                      f"{nonce!r}, {MAX_ANSWER_SIZE})\n")
-    return _PROBE + "".join(calls) + "del __l13_probe\n"
+    return "".join(calls)
 
 
 class ReplyError(ValueError):

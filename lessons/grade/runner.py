@@ -10,6 +10,7 @@ deadline bounds everything; the kernel is killed when it passes.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import signal
 import time
@@ -20,7 +21,7 @@ import nbformat
 from nbclient.exceptions import DeadKernelError
 
 from .kernel import CappedClient, SandboxedKernelManager, kill
-from .probe import Question, ReplyError, parse_reply, probe_source
+from .probe import PRELUDE, Question, ReplyError, parse_reply, probe_source
 from .sandbox import Sandbox
 
 TIMEOUT_ENAME = "CellTimeout"
@@ -53,13 +54,6 @@ class _Restart(Exception):
 
 class _OutOfTime(Exception):
     pass
-
-
-def _first_error(cell) -> tuple[str, str] | None:
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return out.get("ename", ""), out.get("evalue", "")
-    return None
 
 
 def _why_dead(km, memory_bytes: int) -> str:
@@ -135,22 +129,41 @@ def _remaining(deadline: float) -> float:
     return deadline - time.monotonic()
 
 
-async def _responsive(client: CappedClient, cell, index: int) -> bool:
-    """After an interrupt: does the kernel answer a trivial request within a few seconds?"""
-    client.timeout = 3
-    cell.source = "pass"
+async def _run(client: CappedClient, cell, index: int, timeout: float) -> tuple[str, str]:
+    """Execute one cell; return (outcome, detail) with outcome one of
+    "ok", "error" (detail: the exception name), "timeout", "dead" (the kernel process
+    ended) or "broken" (the kernel answered with messages the client cannot read)."""
+    client.timeout = int(max(1, timeout))
+    client.reset_cap()
+    client.last_reply = None
     cell.outputs = []
     try:
         await client.async_execute_cell(cell, index)
     except DeadKernelError:
-        return False
-    err = _first_error(cell)
-    return not (err and err[0] == TIMEOUT_ENAME)
+        return "dead", ""
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # e.g. a student patched json inside the kernel
+        return "broken", f"{type(exc).__name__}: {exc}"[:200]
+    content = (client.last_reply or {}).get("content", {})
+    if content.get("status") == "error":
+        if content.get("ename") == TIMEOUT_ENAME:
+            return "timeout", ""
+        return "error", content.get("ename") or "error"
+    return "ok", ""
+
+
+async def _responsive(client: CappedClient, cell, index: int) -> bool:
+    """After an interrupt: does the kernel answer a trivial request within a few seconds?"""
+    cell.source = "pass"
+    outcome, _ = await _run(client, cell, index, 3)
+    return outcome in ("ok", "error")
 
 
 async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, result,
                    skip_cells, skip_probes, run_dir, scratch, state) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for _, src in cells])
+    prelude = nbformat.v4.new_code_cell(PRELUDE)
     spare = nbformat.v4.new_code_cell("pass")  # the liveness check after an interrupt
     probe_cell = nbformat.v4.new_code_cell("")
     nb.cells += [spare, probe_cell]
@@ -162,92 +175,85 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
         startup_timeout=max(5, int(min(60, _remaining(deadline)))),
         iopub_timeout=2, shutdown_kernel="immediate",
     )
+
+    def remember(cell=None, cell_index=None, execute_reply=None, **_):
+        client.last_reply = execute_reply
+
+    client.on_cell_executed = remember
     log = open(run_dir / "kernel.log", "ab")  # noqa: SIM115 - closed in finally
-    try:
-        if _remaining(deadline) <= 0:
+
+    def budget(limit: float) -> float:
+        left = _remaining(deadline)
+        if left < 1:
             raise _OutOfTime
+        return min(limit, left)
+
+    def why(outcome: str, detail: str) -> str:
+        if outcome == "dead":
+            return _why_dead(km, limits.memory_bytes)
+        name = detail.split(":", 1)[0]
+        return f"the kernel's messages could not be read any more ({name}; was json or the messaging patched?)"
+
+    try:
+        budget(1)
         async with client.async_setup_kernel(env=sandbox.env(scratch), cwd=str(scratch),
                                              stdout=log, stderr=log):
+            outcome, detail = await _run(client, prelude, spare_index, budget(30))
+            if outcome != "ok":
+                raise RuntimeError(f"the grader's probe could not be set up: {outcome} {detail}")
             for index, (number, _) in enumerate(cells):
                 if index in skip_cells:
                     continue
-                budget = _remaining(deadline)
-                if budget < 1:
-                    raise _OutOfTime
-                timeout = int(max(1, min(limits.cell_timeout, budget)))
-                client.timeout = timeout
-                client.reset_cap()
-                cell = nb.cells[index]
-                try:
-                    await client.async_execute_cell(cell, index)
-                except DeadKernelError:
-                    result.event(("cell", number), f"cell {number}: {_why_dead(km, limits.memory_bytes)}")
+                timeout = budget(limits.cell_timeout)
+                outcome, detail = await _run(client, nb.cells[index], index, timeout)
+                if outcome in ("dead", "broken"):
+                    result.event(("cell", number), f"cell {number}: {why(outcome, detail)}")
                     skip_cells.add(index)
-                    raise _Restart from None
-                err = _first_error(cell)
-                if err and err[0] == TIMEOUT_ENAME:
+                    raise _Restart
+                if outcome == "timeout":
                     if timeout < limits.cell_timeout:
                         raise _OutOfTime
                     alive = await _responsive(client, spare, spare_index)
-                    result.event(("cell", number), f"cell {number} timed out after {timeout} s"
+                    result.event(("cell", number), f"cell {number} timed out after {int(timeout)} s"
                                  + ("" if alive else " and would not stop"))
                     if not alive:
                         skip_cells.add(index)
                         raise _Restart
-                elif err:
-                    result.cell_errors.setdefault(number, err[0] or "error")
+                elif outcome == "error":
+                    result.cell_errors.setdefault(number, detail)
             # First all exercises in one probe cell; if it fails (time, a dead kernel), the
             # exercises still without a reply are asked one cell each.
             done = set(result.replies) | skip_probes
             pending = [q for q in questions if q.exercise.grade_id not in done]
             if pending and not state.get("one_by_one"):
-                budget = _remaining(deadline)
-                if budget < 1:
-                    raise _OutOfTime
-                client.timeout = int(max(1, min(limits.probe_timeout, budget)))
-                client.reset_cap()
-                probe_cell.source = probe_source(pending, nonce)
-                probe_cell.outputs = []
                 state["one_by_one"] = True  # if this cell fails, fall back to one exercise per cell
-                try:
-                    await client.async_execute_cell(probe_cell, probe_index)
-                except DeadKernelError:
-                    raise _Restart from None
-                err = _first_error(probe_cell)
-                timed_out = bool(err and err[0] == TIMEOUT_ENAME)
+                probe_cell.source = probe_source(pending, nonce)
+                outcome, detail = await _run(client, probe_cell, probe_index, budget(limits.probe_timeout))
+                if outcome in ("dead", "broken"):
+                    raise _Restart
                 for q in pending:
                     try:
                         result.replies[q.exercise.grade_id] = parse_reply(client.probe_lines, q)
                     except ReplyError as exc:
-                        if not timed_out and "no reply" not in str(exc):
+                        if outcome != "timeout" and "no reply" not in str(exc):
                             result.replies[q.exercise.grade_id] = f"could not read the answer: {exc}"
-                if timed_out and not await _responsive(client, spare, spare_index):
+                if outcome == "timeout" and not await _responsive(client, spare, spare_index):
                     raise _Restart
             for q in questions:
-                gid = q.exercise.grade_id
+                gid, name = q.exercise.grade_id, q.exercise.name
                 if gid in result.replies or gid in skip_probes:
                     continue
-                budget = _remaining(deadline)
-                if budget < 1:
-                    raise _OutOfTime
-                timeout = int(max(1, min(limits.probe_timeout, budget)))
-                client.timeout = timeout
-                client.reset_cap()
+                timeout = budget(limits.probe_timeout)
                 probe_cell.source = probe_source([q], nonce)
-                probe_cell.outputs = []
-                name = q.exercise.name
-                try:
-                    await client.async_execute_cell(probe_cell, probe_index)
-                except DeadKernelError:
-                    why = _why_dead(km, limits.memory_bytes)
-                    result.replies[gid] = f"grading {name} stopped the kernel: {why}"
+                outcome, detail = await _run(client, probe_cell, probe_index, timeout)
+                if outcome in ("dead", "broken"):
+                    result.replies[gid] = f"grading {name} stopped the kernel: {why(outcome, detail)}"
                     skip_probes.add(gid)
-                    raise _Restart from None
-                err = _first_error(probe_cell)
-                if err and err[0] == TIMEOUT_ENAME:
+                    raise _Restart
+                if outcome == "timeout":
                     if timeout < limits.probe_timeout:
                         raise _OutOfTime
-                    result.replies[gid] = f"{name} did not return within {timeout} s"
+                    result.replies[gid] = f"{name} did not return within {int(timeout)} s"
                     skip_probes.add(gid)
                     if not await _responsive(client, spare, spare_index):
                         raise _Restart
@@ -255,7 +261,7 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
                 try:
                     result.replies[gid] = parse_reply(client.probe_lines, q)
                 except ReplyError as exc:
-                    detail = f" ({err[0]}: {err[1]})"[:200] if err else ""
-                    result.replies[gid] = f"could not read the answer: {exc}{detail}"
+                    extra = f" ({detail})" if outcome == "error" else ""
+                    result.replies[gid] = f"could not read the answer: {exc}{extra}"
     finally:
         log.close()
