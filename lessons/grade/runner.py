@@ -192,7 +192,7 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
         if outcome == "dead":
             return _why_dead(km, limits.memory_bytes)
         name = detail.split(":", 1)[0]
-        return f"the kernel's messages could not be read any more ({name}; was json or the messaging patched?)"
+        return f"the kernel's messages could not be read ({name}; was json or the messaging patched?)"
 
     try:
         budget(1)
