@@ -26,3 +26,26 @@ def _():
 @claim("06.ex2.length", "Exercise 2: the length of [1,0,1,0] after rotation, sqrt 2", "1.41421356")
 def _():
     return float(np.linalg.norm(rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1])))
+
+
+@claim("06.ex4.cache_reset", "Exercise 4a: the cache code that rotates the new query at position 0 gives [1, cos 1]/sqrt 2", ("0.70710678", "0.38205142"))
+def _():
+    from ..kv_cache import RotaryKVCache
+
+    cache = RotaryKVCache(d=2)
+    cache.append(np.array([[1.0, 0.0], [1.0, 0.0]]), np.zeros((2, 1)))
+    return cache.scores(np.array([1.0, 0.0]), position=0)
+
+
+@claim("06.ex4.cache_fixed", "Exercise 4a answer: the new query at position 2 gives [cos 2, cos 1]/sqrt 2", ("-0.29426025", "0.38205142"))
+def _():
+    from ..kv_cache import RotaryKVCache
+
+    cache = RotaryKVCache(d=2)
+    cache.append(np.array([[1.0, 0.0], [1.0, 0.0]]), np.zeros((2, 1)))
+    return cache.scores(np.array([1.0, 0.0]))
+
+
+@claim("06.ex4.layout_fixed", "Exercise 4b answer: [1,2,3,4] at position 1 in the split-half layout", ("-1.98411065", "1.95990067", "2.46237790", "4.01979967"))
+def _():
+    return rope_rotate(np.array([[1.0, 2.0, 3.0, 4.0]]), [1.0], layout="split_half")[0]
