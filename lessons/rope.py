@@ -101,7 +101,6 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: 
         sin_full = np.concatenate([-sin, sin], axis=-1).astype(dtype, copy=False)
     rows = max(1, min(T, _BLOCK_BYTES // (d * dtype.itemsize)))
     tmp = np.empty((rows, 2, half), dtype=dtype)
-    ones = np.ones(rows * d, dtype=dtype)
     finite = True
     # inf * 0 in a non-finite x is reported below as an error, and an overflow as one warning
     with np.errstate(invalid="ignore", over="ignore"):
@@ -122,9 +121,9 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: 
                 if r < d:
                     out[n, a:b, r:] = xf[n, a:b, r:]
                     o = out[n, a:b]
-                # o is contiguous; its dot with ones (a sum, fast in BLAS) is finite unless an
-                # element is not (or the sum overflows: then the exact test below decides).
-                finite = finite and bool(np.isfinite(np.dot(o.reshape(-1), ones[: o.size])))
+                # max and min of the block (still in cache) are finite unless an element is not;
+                # NaN propagates through both
+                finite = finite and bool(np.isfinite(o.max())) and bool(np.isfinite(o.min()))
     if not finite:
         # A NaN or infinity in x always reaches the output; a finite x may still overflow.
         check_finite(x, name)
