@@ -5,9 +5,10 @@
 
 RoPE reads Q and K once and writes them once, like ``q.copy(), k.copy()``, so that copy is
 the floor no elementwise implementation can beat. For each dtype and layout the script
-prints the best time of ``--repeat`` runs (timeit-style, one call per run) and that time as
-a multiple of the floor's best time. The goal is at most 3x. Times depend on the machine and
-on what else it is running; the ratio is the figure to compare.
+prints the best time of ``--repeat`` runs (timeit-style, one call per run, the floor and
+the layouts taking turns) and that time as a multiple of the floor's best time. The goal is
+at most 3x. Times depend on the machine and on what else it is running; the ratio is the
+figure to compare.
 """
 
 from __future__ import annotations
@@ -26,9 +27,17 @@ DTYPES = (np.float32, np.float64)
 TARGET = 3.0
 
 
-def best_of(fn, repeat: int) -> float:
-    """The best of ``repeat`` single calls, in seconds."""
-    return min(timeit.Timer(fn).repeat(repeat=repeat, number=1))
+def best_times(fns: dict, repeat: int) -> dict:
+    """The best of ``repeat`` single calls of each function, in seconds.
+
+    The functions take turns (one call each per round), so a busy spell on the machine
+    slows the floor and the measured calls alike instead of skewing their ratio.
+    """
+    times = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            times[name].append(timeit.Timer(fn).timeit(number=1))
+    return {name: min(ts) for name, ts in times.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,12 +58,17 @@ def main(argv: list[str] | None = None) -> int:
     for dtype in DTYPES:
         q = rng.standard_normal(shape).astype(dtype)
         k = rng.standard_normal(shape).astype(dtype)
-        floor = best_of(lambda q=q, k=k: (q.copy(), k.copy()), args.repeat)
-        for layout in LAYOUTS:
-            qr, kr = apply_rope(q, k, layout=layout)  # warm up and check the result's type
+        for layout in LAYOUTS:  # warm up, and check the result's type
+            qr, kr = apply_rope(q, k, layout=layout)
             assert qr.dtype == kr.dtype == dtype and qr.shape == shape
             del qr, kr
-            t = best_of(lambda q=q, k=k, layout=layout: apply_rope(q, k, layout=layout), args.repeat)
+        fns = {"floor": lambda q=q, k=k: (q.copy(), k.copy())}
+        for layout in LAYOUTS:
+            fns[layout] = lambda q=q, k=k, layout=layout: apply_rope(q, k, layout=layout)
+        best = best_times(fns, args.repeat)
+        floor = best["floor"]
+        for layout in LAYOUTS:
+            t = best[layout]
             ratio = t / floor
             worst = max(worst, ratio)
             print(
