@@ -24,6 +24,12 @@ POINTS = {"ex06_dot_2_3": 1, "ex06_dot_9_10": 1, "ex06_angles_d4": 1, "ex06_leng
           "ex06_cache_bug": 2, "ex06_layout_bug": 2}
 
 
+KINDS = ("solution", "untouched", "not_json", "not_notebook", "binary", "old_format",
+         "retagged_deleted", "reordered", "duplicated", "infinite_loop", "stubborn_loop",
+         "memory_bomb", "sys_exit", "os_exit", "killed_kernel", "monkeypatched", "forged_output",
+         "nonce_thief", "huge_output", "hanging_function", "wrong_shape", "empty", "escape")
+
+
 def solution():
     return nbformat.read(SOLUTION, as_version=4)
 
@@ -203,7 +209,8 @@ def build(folder: Path, escape: dict | None = None) -> dict:
 
     nb = _replace(solution(), "def pair_frequencies", "return base ** (-np.arange(0, d, 2) / d)",
                   "return base ** (-np.arange(0, d) / d)")
-    write("wrong_shape", nb, FULL - 2, (), {"ex06_pair_frequencies": 0})
+    # apply_rope calls the wrong pair_frequencies: it fails too, honestly.
+    write("wrong_shape", nb, FULL - 5, (), {"ex06_pair_frequencies": 0, "ex06_apply_rope": 0})
 
     write("empty", v4.new_notebook(), 0)
 
