@@ -61,9 +61,11 @@ def basis_contributions(vector, angle) -> tuple[np.ndarray, np.ndarray]:
 
 def degrees_to_radians(degrees):
     """Degrees to radians: a full turn, 360 degrees, is 2*pi radians (``02``)."""
-    return np.asarray(degrees, dtype=np.float64) * (np.pi / 180.0)
+    degrees = as_float_array(degrees, "degrees", min_ndim=0).astype(np.float64, copy=False)
+    return degrees * (np.pi / 180.0)
 
 
 def radians_to_degrees(radians):
     """Radians to degrees: one radian is 180/pi, about 57.3 degrees (``02``)."""
-    return np.asarray(radians, dtype=np.float64) * (180.0 / np.pi)
+    radians = as_float_array(radians, "radians", min_ndim=0).astype(np.float64, copy=False)
+    return radians * (180.0 / np.pi)

@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 
 from lessons.attention import attention
-from lessons.frequencies import angle_table, pair_frequencies, pairs_under_one_turn
+from lessons.frequencies import angle_table, pair_frequencies, pairs_under_one_turn, turns_at_distance
 from lessons.kv_cache import RotaryKVCache, continuation_positions, positions_from_attention_mask
 from lessons.rope import apply_rope, interleaved_to_split_half_permutation, rope_rotate, rotate_pairs
-from lessons.rotation import basis_contributions, rotate_2d, rotation_matrix
+from lessons.rotation import (
+    basis_contributions,
+    degrees_to_radians,
+    radians_to_degrees,
+    rotate_2d,
+    rotation_matrix,
+)
 from lessons.scaling import (
     dynamic_ntk_base,
     linear_frequencies,
@@ -380,3 +386,12 @@ def test_overflow_of_finite_values_is_one_warning():
     ):
         out = rope_rotate(np.full((3, 4), 1.5e308), [1, 2, 3])
     assert not np.isfinite(out).all()
+
+
+def test_angle_conversions_and_distances():
+    with pytest.raises(TypeError, match=esc("degrees must be an array of real numbers; got '90' (str)")):
+        degrees_to_radians("90")
+    with pytest.raises(ValueError, match=esc("radians must be finite; it holds 1 NaN or infinite value(s)")):
+        radians_to_degrees([1.0, np.nan])
+    with pytest.raises(ValueError, match=esc("distance must be a single number; got an array of shape (2,)")):
+        turns_at_distance([1, 2], pair_frequencies(4))
