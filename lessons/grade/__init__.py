@@ -9,9 +9,9 @@ total, maximum, status), ``grades/results.json`` (details, the seed) and
 ``grades/feedback/<student>.md``. The instructor's guide is ``docs/grading.md``.
 
 Student ids: ``alice.ipynb`` -> ``alice``; a file named like a course notebook
-(``NN_*.ipynb``) takes the name of its folder: ``alice/06_exercises.ipynb`` -> ``alice``
-(nbgrader's ``submitted/<student>/<assignment>/06_exercises.ipynb`` works as it is). The
-exercise set is notebook NN from that name, or ``--notebook NN``.
+(``NN_*.ipynb``) takes the first folder below the folder given: ``subs/bob/06_exercises.ipynb``
+-> ``bob``, nbgrader's ``submitted/carol/ps1/06_exercises.ipynb`` -> ``carol``. The exercise
+set is notebook NN from that name, or ``--notebook NN``.
 
 What it guarantees, and how:
 

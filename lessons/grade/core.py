@@ -52,11 +52,18 @@ def _clean_id(text: str) -> str:
     return text[:80]
 
 
-def student_id(path: Path) -> str:
-    """``alice.ipynb`` -> ``alice``; ``alice/06_exercises.ipynb`` -> ``alice`` (a course
-    notebook name, ``NN_*``, takes the student from its folder)."""
-    if _NB_NAME.match(path.name) and path.parent.name:
-        return _clean_id(path.parent.name)
+def student_id(path: Path, root: Path | None = None) -> str:
+    """``alice.ipynb`` -> ``alice``. A file named like a course notebook (``NN_*.ipynb``) takes
+    the first folder below the folder given on the command line (``root``), else its own
+    folder: ``subs/bob/06_exercises.ipynb`` -> ``bob``, and nbgrader's
+    ``submitted/carol/ps1/06_exercises.ipynb`` (``root`` = ``submitted``) -> ``carol``."""
+    if _NB_NAME.match(path.name):
+        if root is not None:
+            parts = path.relative_to(root).parts
+            if len(parts) > 1:
+                return _clean_id(parts[0])
+        if path.parent.name:
+            return _clean_id(path.parent.name)
     return _clean_id(path.stem if path.suffix == ".ipynb" else path.name)
 
 
@@ -85,19 +92,19 @@ def notebook_from_ids(data: bytes) -> str | None:
 def discover(inputs: list[Path], forced_notebook: str | None = None) -> list[Submission]:
     """Files as given (whatever their name); folders searched for ``*.ipynb``."""
     known = sorted({e.notebook for e in all_exercises()})
-    files: list[Path] = []
+    files: list[tuple[Path, Path | None]] = []
     for item in inputs:
         if item.is_dir():
-            files += sorted(p for p in item.rglob("*.ipynb")
-                            if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+            files += [(p, item) for p in sorted(item.rglob("*.ipynb"))
+                      if p.is_file() and ".ipynb_checkpoints" not in p.parts]
         elif item.exists():
-            files.append(item)
+            files.append((item, None))
         else:
             raise FileNotFoundError(f"no such file or folder: {item}")
     seen: dict[str, int] = {}
     subs = []
-    for f in files:
-        sid = student_id(f)
+    for f, root in files:
+        sid = student_id(f, root)
         seen[sid] = seen.get(sid, 0) + 1
         if seen[sid] > 1:
             sid = f"{sid}-{seen[sid]}"
