@@ -51,7 +51,8 @@ def test_load_cells_reasons():
     with pytest.raises(NotANotebook, match="without notebook cells"):
         load_cells(b"[1, 2]")
     new = nbformat.v4
-    nb = new.new_notebook(cells=[new.new_markdown_cell("# hi"), new.new_code_cell("x = 1"), new.new_code_cell("  ")])
+    cells = [new.new_markdown_cell("# hi"), new.new_code_cell("x = 1"), new.new_code_cell("  ")]
+    nb = new.new_notebook(cells=cells)
     cells, notes = load_cells(nbformat.writes(nb).encode())
     assert cells == [(2, "x = 1")] and notes == []
     # broken metadata: still graded from the code cells
