@@ -11,7 +11,8 @@ then starts ipykernel in the same process (``-f <connection file>``). The sandbo
 * ``/usr`` (and the ``/bin``, ``/lib``, ``/lib64``, ``/sbin`` links to it), read-only;
 * a few files of ``/etc`` that the dynamic loader and Python read (never passwd/shadow);
 * the Python installation (``sys.base_prefix``) and the environment (``sys.prefix``), read-only,
-  with the ``lessons`` package (the answer keys) covered by an empty folder if it lies in them;
+  with the ``lessons`` package (the answer keys) covered by an empty folder if it lies in them
+  and an editable install's ``.pth`` hook covered by an empty file;
 * a stub ``lessons.exercises.check`` (so a submission's check cells run) on PYTHONPATH;
 * its run folder (connection file and the kernel's unix sockets: ``transport="ipc"``, since
   the network namespace is private and TCP localhost is unreachable) and its scratch folder,
@@ -28,7 +29,7 @@ import importlib.util
 import os
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Set the limits, then become the kernel (in the same process: one interpreter start).
@@ -97,6 +98,31 @@ def lessons_dirs() -> list[Path]:
     return dirs
 
 
+def install_hooks(prefixes: list[Path]) -> list[Path]:
+    """Files of an editable install that point at the package (a ``.pth`` file and its
+    finder), covered with an empty file so that the kernel does not even learn the path."""
+    import site
+
+    found = []
+    names = [str(d) for d in lessons_dirs()]
+    for sp in {*site.getsitepackages(), site.getusersitepackages()}:
+        folder = Path(sp)
+        if not folder.is_dir() or not any(_covers(p, folder.resolve()) for p in prefixes):
+            continue
+        texts = {}
+        for f in [*folder.glob("*.pth"), *folder.glob("__editable__*.py")]:
+            try:
+                texts[f] = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        finders = [f for f, text in texts.items() if any(n in text for n in names)]
+        found += finders
+        stems = [f.stem for f in finders if f.suffix == ".py"]
+        found += [f for f, text in texts.items()
+                  if f.suffix == ".pth" and f not in finders and any(stem in text for stem in stems)]
+    return sorted(set(found))
+
+
 def _covers(parent: Path, child: Path) -> bool:
     try:
         child.relative_to(parent)
@@ -112,6 +138,19 @@ class Sandbox:
     bwrap: str | None
     memory_bytes: int
     stub_dir: Path
+    hooks: list[Path] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.bwrap is not None and not self.hooks:
+            self.hooks = install_hooks(self._prefixes())
+
+    def _prefixes(self) -> list[Path]:
+        prefixes = []
+        for prefix in (Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+                       Path(sys.prefix), Path(sys.base_prefix)):
+            if not _covers(Path("/usr"), prefix) and prefix not in prefixes:
+                prefixes.append(prefix)
+        return prefixes
 
     def command(self, run_dir: Path, scratch: Path, connection_file: str) -> list[str]:
         python = sys.executable
@@ -125,16 +164,14 @@ class Sandbox:
         for name in ETC_FILES:
             if os.path.exists(f"/etc/{name}"):
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        prefixes = []
-        for prefix in {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
-                       Path(sys.prefix), Path(sys.base_prefix)}:
-            if not _covers(Path("/usr"), prefix) and prefix not in prefixes:
-                prefixes.append(prefix)
+        prefixes = self._prefixes()
         for prefix in sorted(prefixes):
             args += ["--ro-bind", str(prefix), str(prefix)]
         for hidden in lessons_dirs():
             if any(_covers(p, hidden) for p in prefixes) or _covers(Path("/usr"), hidden):
                 args += ["--tmpfs", str(hidden)]
+        for hook in self.hooks:
+            args += ["--ro-bind", "/dev/null", str(hook)]
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                  "--ro-bind", str(self.stub_dir), "/opt/l13",
                  "--bind", str(run_dir), str(run_dir),
