@@ -71,7 +71,7 @@ def rotate_pairs(x, angles, layout="interleaved") -> np.ndarray:
 
 # Rows are rotated in blocks of about this many bytes, so that the few temporaries of a
 # block stay in the CPU cache: the whole tensor is read once and written once.
-_BLOCK_BYTES = 1 << 17
+_BLOCK_BYTES = 1 << 18
 
 
 def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: str) -> np.ndarray:
