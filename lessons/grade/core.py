@@ -29,7 +29,7 @@ import numpy as np
 
 from ..exercises import Exercise, all_exercises, compare, describe_failure, smallest
 from .probe import Question
-from .runner import Limits, RunResult, run_submission
+from .runner import Limits, RunResult, Slots, run_submission
 from .sandbox import Sandbox
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -425,7 +425,7 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
     progress = Progress(len(subs), stream)
     questions_cache: dict[str, list[Question]] = {}
     jobs = opts.jobs or os.cpu_count() or 1
-    semaphore = asyncio.Semaphore(jobs)
+    slots = Slots(jobs)
     lock = asyncio.Lock()
     base = Path(tempfile.mkdtemp(prefix="l13g-"))
     counter = iter(range(10**9))
@@ -467,17 +467,11 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
             except NotANotebook as exc:
                 record = build_record(sub, sha, seed, questions, None, [], str(exc))
             else:
-                async with semaphore:
-                    workdir = base / f"s{next(counter)}"
-                    try:
-                        run = await asyncio.wait_for(
-                            run_submission(cells, questions, opts.sandbox, limits, workdir),
-                            limits.total_timeout + 60)
-                    except asyncio.TimeoutError:
-                        run = RunResult()
-                        run.event("total", f"stopped at the limit of {limits.total_timeout} s")
-                    finally:
-                        shutil.rmtree(workdir, ignore_errors=True)
+                workdir = base / f"s{next(counter)}"
+                try:
+                    run = await run_submission(cells, questions, opts.sandbox, limits, workdir, slots)
+                finally:
+                    shutil.rmtree(workdir, ignore_errors=True)
                 record = build_record(sub, sha, seed, questions, run, notes_nb + notes)
         async with lock:
             atomic_write(out / "records" / f"{sub.student}.json", json.dumps(record, indent=1) + "\n")

@@ -11,6 +11,7 @@ deadline bounds everything; the kernel is killed when it passes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import signal
 import time
@@ -35,6 +36,17 @@ class Limits:
     memory_bytes: int = 1 << 30
     max_output: int = 20_000  # characters kept per cell
     max_restarts: int = 3
+
+
+class Slots:
+    """How many kernels at once: ``jobs`` run student code, ``jobs`` more may be starting or
+    waiting (a kernel's start-up overlaps another's work), never more than ``2 * jobs`` alive."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self.alive = asyncio.Semaphore(2 * jobs)
+        self.start = asyncio.Semaphore(jobs)
+        self.run = asyncio.Semaphore(jobs)
 
 
 @dataclass
@@ -83,10 +95,13 @@ async def run_submission(
     sandbox: Sandbox,
     limits: Limits,
     workdir: Path,
+    slots: Slots | None = None,
 ) -> RunResult:
-    """Run ``cells`` ((cell number, source) pairs) then the probes; never raises for student faults."""
-    start = time.monotonic()
-    deadline = start + limits.total_timeout
+    """Run ``cells`` ((cell number, source) pairs) then the probes; never raises for student faults.
+
+    The whole-submission time limit counts from the moment the student's code starts running.
+    """
+    slots = slots or Slots(1)
     result = RunResult()
     skip_cells: set[int] = set()
     skip_probes: set[str] = set()
@@ -99,8 +114,9 @@ async def run_submission(
     run_dir.mkdir(parents=True, exist_ok=True)
     while True:
         km = SandboxedKernelManager(sandbox, run_dir, scratch)
+        await slots.alive.acquire()
         try:
-            await _attempt(cells, questions, sandbox, limits, km, nonce, deadline, result,
+            await _attempt(cells, questions, sandbox, limits, km, nonce, slots, result,
                            skip_cells, skip_probes, run_dir, scratch, state)
             break
         except _Restart:
@@ -117,11 +133,12 @@ async def run_submission(
             break
         finally:
             await kill(km)
+            slots.alive.release()
     for q in questions:
         gid = q.exercise.grade_id
         if gid not in result.replies:
             result.replies[gid] = "not graded: the submission ran out of time or its kernel kept dying"
-    result.seconds = time.monotonic() - start
+    result.seconds = time.monotonic() - state.get("started", time.monotonic())
     return result
 
 
@@ -160,7 +177,7 @@ async def _responsive(client: CappedClient, cell, index: int) -> bool:
     return outcome in ("ok", "error")
 
 
-async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, result,
+async def _attempt(cells, questions, sandbox, limits, km, nonce, slots, result,
                    skip_cells, skip_probes, run_dir, scratch, state) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for _, src in cells])
     prelude = nbformat.v4.new_code_cell(PRELUDE)
@@ -172,7 +189,7 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
         nb, km=km, max_output=limits.max_output, nonce=nonce, allow_errors=True,
         interrupt_on_timeout=True, error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "timed out"},
         record_timing=False, store_widget_state=False,
-        startup_timeout=max(5, int(min(60, _remaining(deadline)))),
+        startup_timeout=60,
         iopub_timeout=2, shutdown_kernel="immediate",
     )
 
@@ -183,7 +200,7 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
     log = open(run_dir / "kernel.log", "ab")  # noqa: SIM115 - closed in finally
 
     def budget(limit: float) -> float:
-        left = _remaining(deadline)
+        left = _remaining(state["deadline"]) if "deadline" in state else limit
         if left < 1:
             raise _OutOfTime
         return min(limit, left)
@@ -194,74 +211,86 @@ async def _attempt(cells, questions, sandbox, limits, km, nonce, deadline, resul
         name = detail.split(":", 1)[0]
         return f"the kernel's messages could not be read ({name}; was json or the messaging patched?)"
 
-    try:
-        budget(1)
-        async with client.async_setup_kernel(env=sandbox.env(scratch), cwd=str(scratch),
-                                             stdout=log, stderr=log):
-            outcome, detail = await _run(client, prelude, spare_index, budget(30))
-            if outcome != "ok":
-                raise RuntimeError(f"the grader's probe could not be set up: {outcome} {detail}")
-            for index, (number, _) in enumerate(cells):
-                if index in skip_cells:
-                    continue
-                timeout = budget(limits.cell_timeout)
-                outcome, detail = await _run(client, nb.cells[index], index, timeout)
-                if outcome in ("dead", "broken"):
-                    result.event(("cell", number), f"cell {number}: {why(outcome, detail)}")
+    async def run_everything() -> None:
+        for index, (number, _) in enumerate(cells):
+            if index in skip_cells:
+                continue
+            timeout = budget(limits.cell_timeout)
+            outcome, detail = await _run(client, nb.cells[index], index, timeout)
+            if outcome in ("dead", "broken"):
+                result.event(("cell", number), f"cell {number}: {why(outcome, detail)}")
+                skip_cells.add(index)
+                raise _Restart
+            if outcome == "timeout":
+                if timeout < limits.cell_timeout:
+                    raise _OutOfTime
+                alive = await _responsive(client, spare, spare_index)
+                result.event(("cell", number), f"cell {number} timed out after {int(timeout)} s"
+                             + ("" if alive else " and would not stop"))
+                if not alive:
                     skip_cells.add(index)
                     raise _Restart
-                if outcome == "timeout":
-                    if timeout < limits.cell_timeout:
-                        raise _OutOfTime
-                    alive = await _responsive(client, spare, spare_index)
-                    result.event(("cell", number), f"cell {number} timed out after {int(timeout)} s"
-                                 + ("" if alive else " and would not stop"))
-                    if not alive:
-                        skip_cells.add(index)
-                        raise _Restart
-                elif outcome == "error":
-                    result.cell_errors.setdefault(number, detail)
-            # First all exercises in one probe cell; if it fails (time, a dead kernel), the
-            # exercises still without a reply are asked one cell each.
-            done = set(result.replies) | skip_probes
-            pending = [q for q in questions if q.exercise.grade_id not in done]
-            if pending and not state.get("one_by_one"):
-                state["one_by_one"] = True  # if this cell fails, fall back to one exercise per cell
-                probe_cell.source = probe_source(pending, nonce)
-                outcome, detail = await _run(client, probe_cell, probe_index, budget(limits.probe_timeout))
-                if outcome in ("dead", "broken"):
-                    raise _Restart
-                for q in pending:
-                    try:
-                        result.replies[q.exercise.grade_id] = parse_reply(client.probe_lines, q)
-                    except ReplyError as exc:
-                        if outcome != "timeout" and "no reply" not in str(exc):
-                            result.replies[q.exercise.grade_id] = f"could not read the answer: {exc}"
-                if outcome == "timeout" and not await _responsive(client, spare, spare_index):
-                    raise _Restart
-            for q in questions:
-                gid, name = q.exercise.grade_id, q.exercise.name
-                if gid in result.replies or gid in skip_probes:
-                    continue
-                timeout = budget(limits.probe_timeout)
-                probe_cell.source = probe_source([q], nonce)
-                outcome, detail = await _run(client, probe_cell, probe_index, timeout)
-                if outcome in ("dead", "broken"):
-                    result.replies[gid] = f"grading {name} stopped the kernel: {why(outcome, detail)}"
-                    skip_probes.add(gid)
-                    raise _Restart
-                if outcome == "timeout":
-                    if timeout < limits.probe_timeout:
-                        raise _OutOfTime
-                    result.replies[gid] = f"{name} did not return within {int(timeout)} s"
-                    skip_probes.add(gid)
-                    if not await _responsive(client, spare, spare_index):
-                        raise _Restart
-                    continue
+            elif outcome == "error":
+                result.cell_errors.setdefault(number, detail)
+        # First all exercises in one probe cell; if it fails (time, a dead kernel), the
+        # exercises still without a reply are asked one cell each.
+        done = set(result.replies) | skip_probes
+        pending = [q for q in questions if q.exercise.grade_id not in done]
+        if pending and not state.get("one_by_one"):
+            state["one_by_one"] = True  # if this cell fails, fall back to one exercise per cell
+            probe_cell.source = probe_source(pending, nonce)
+            outcome, detail = await _run(client, probe_cell, probe_index, budget(limits.probe_timeout))
+            if outcome in ("dead", "broken"):
+                raise _Restart
+            for q in pending:
                 try:
-                    result.replies[gid] = parse_reply(client.probe_lines, q)
+                    result.replies[q.exercise.grade_id] = parse_reply(client.probe_lines, q)
                 except ReplyError as exc:
-                    extra = f" ({detail})" if outcome == "error" else ""
-                    result.replies[gid] = f"could not read the answer: {exc}{extra}"
+                    if outcome != "timeout" and "no reply" not in str(exc):
+                        result.replies[q.exercise.grade_id] = f"could not read the answer: {exc}"
+            if outcome == "timeout" and not await _responsive(client, spare, spare_index):
+                raise _Restart
+        for q in questions:
+            gid, name = q.exercise.grade_id, q.exercise.name
+            if gid in result.replies or gid in skip_probes:
+                continue
+            timeout = budget(limits.probe_timeout)
+            probe_cell.source = probe_source([q], nonce)
+            outcome, detail = await _run(client, probe_cell, probe_index, timeout)
+            if outcome in ("dead", "broken"):
+                result.replies[gid] = f"grading {name} stopped the kernel: {why(outcome, detail)}"
+                skip_probes.add(gid)
+                raise _Restart
+            if outcome == "timeout":
+                if timeout < limits.probe_timeout:
+                    raise _OutOfTime
+                result.replies[gid] = f"{name} did not return within {int(timeout)} s"
+                skip_probes.add(gid)
+                if not await _responsive(client, spare, spare_index):
+                    raise _Restart
+                continue
+            try:
+                result.replies[gid] = parse_reply(client.probe_lines, q)
+            except ReplyError as exc:
+                extra = f" ({detail})" if outcome == "error" else ""
+                result.replies[gid] = f"could not read the answer: {exc}{extra}"
+
+    try:
+        budget(1)
+        async with contextlib.AsyncExitStack() as stack:
+            async with slots.start:  # start the kernel and set the probe up
+                await stack.enter_async_context(client.async_setup_kernel(
+                    env=sandbox.env(scratch), cwd=str(scratch), stdout=log, stderr=log))
+                outcome, detail = await _run(client, prelude, spare_index, 30)
+                if outcome != "ok":
+                    raise RuntimeError(f"the grader's probe could not be set up: {outcome} {detail}")
+            async with slots.run:
+                if "deadline" not in state:
+                    state["started"] = time.monotonic()
+                    state["deadline"] = state["started"] + limits.total_timeout
+                try:  # a last safety net: every step has its own timeout already
+                    await asyncio.wait_for(run_everything(), _remaining(state["deadline"]) + 30)
+                except asyncio.TimeoutError:
+                    raise _OutOfTime from None
     finally:
         log.close()
