@@ -136,3 +136,33 @@ def test_atomic_write_replaces_whole_files(tmp_path):
 def test_question_for_value_exercise_has_one_expected():
     q = _q("ex06_layout_bug")
     assert isinstance(q, Question) and q.cases is None and len(q.expected) == 1
+
+
+class _Tty:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_on_a_terminal_and_lines_otherwise():
+    from lessons.grade.core import Progress
+
+    record = {"student": "alice", "total": 15, "max": 15, "status": "ok"}
+    bar = _Tty(True)
+    p = Progress(2, bar)
+    p.update(record)
+    p.update(dict(record, student="bob", total=3, status="cell 4 timed out after 10 s"))
+    assert bar.text.count("\r[") == 2 and "[" + "#" * 30 + "] 2/2" in bar.text and bar.text.endswith("\n")
+    lines = _Tty(False)
+    p = Progress(2, lines)
+    p.update(record)
+    p.update(dict(record, student="bob", total=3, status="cell 4 timed out after 10 s"))
+    assert lines.text.splitlines() == ["[1/2] alice: 15/15", "[2/2] bob: 3/15 (cell 4 timed out after 10 s)"]

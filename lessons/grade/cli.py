@@ -23,7 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="folder for the gradebook, results and feedback")
     p.add_argument("--notebook", metavar="NN", help="grade every submission as notebook NN (e.g. 06); "
                    "default: from the NN_ prefix of the file or folder name")
-    p.add_argument("--jobs", type=int, default=0, help="kernels at once (default: the number of cores)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="kernels running student code at once (default: the number of cores)")
     p.add_argument("--seed", type=int,
                    help="seed of the inputs drawn (reproduce a grading from results.json)")
     p.add_argument("--regrade", action="store_true", help="grade again the submissions already graded")
