@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m lessons.grade: no exercises for notebook {args.notebook!r}; "
               f"notebooks with exercises: {', '.join(known)}", file=sys.stderr)
         return 2
+    if args.jobs < 0:
+        print(f"python -m lessons.grade: --jobs must be 0 (one per core) or more; got {args.jobs}",
+              file=sys.stderr)
+        return 2
     for name, value in (("--cell-timeout", args.cell_timeout), ("--timeout", args.timeout),
                         ("--memory", args.memory), ("--max-output", args.max_output)):
         if value <= 0:
