@@ -201,7 +201,7 @@ def score(q: Question, reply) -> dict:
             continue
         if "error" in r:
             failures.append({"input": case, "expected": expected, "given": f"raised {r['error']}",
-                             "reason": "it raised an error"})
+                             "reason": f"it raised {r['error'].split(':', 1)[0]}"})
             continue
         if "values" not in r:
             failures.append({"input": case, "expected": expected,
