@@ -37,6 +37,7 @@ def execute_notebook(path: Path, timeout: int = 300, kernel_name: str = "python3
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
         store_widget_state=False,
+        coalesce_streams=True,
     )
     client.execute()
     for cell in nb.cells:

@@ -178,11 +178,26 @@ def _output_text(output) -> str:
     return "data: " + str({k: v for k, v in data.items() if not k.startswith("image/")})
 
 
+def _joined_streams(outputs) -> list:
+    """Outputs with consecutive pieces of one stream joined: a kernel under load may split
+    one print's text into several messages (nbval joins them too)."""
+    joined = []
+    for out in outputs:
+        prev = joined[-1] if joined else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            joined[-1] = {**prev, "text": prev.get("text", "") + out.get("text", "")}
+        else:
+            joined.append(out)
+    return joined
+
+
 def differences(committed: Path, fresh: Path) -> list[str]:
     """Where the committed student notebook differs from a freshly generated one (empty: none).
 
     Sources, cell types and cell metadata must be equal; outputs are compared as text after
-    sanitising memory addresses and kernel temp paths (images are not compared).
+    sanitising memory addresses and kernel temp paths (images are not compared), the text of
+    a cell's outputs joined.
     """
     import nbformat
 
@@ -201,8 +216,8 @@ def differences(committed: Path, fresh: Path) -> list[str]:
         elif dict(x.metadata) != dict(y.metadata):
             problems.append(f"cell {i}: the metadata differs")
         elif x.cell_type == "code":
-            xo = [_sanitize(_output_text(o)) for o in x.outputs]
-            yo = [_sanitize(_output_text(o)) for o in y.outputs]
+            xo = [_sanitize(_output_text(o)) for o in _joined_streams(x.outputs)]
+            yo = [_sanitize(_output_text(o)) for o in _joined_streams(y.outputs)]
             if xo != yo:
                 problems.append(f"cell {i}: the outputs differ")
     return problems

@@ -164,6 +164,9 @@ class Sandbox:
         for name in ETC_FILES:
             if os.path.exists(f"/etc/{name}"):
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        # A private /tmp first: binds made after it (the environment, the run folder) stay
+        # visible even when they lie under /tmp, as a CI clone's virtual environment may.
+        args += ["--tmpfs", "/tmp"]
         prefixes = self._prefixes()
         for prefix in sorted(prefixes):
             args += ["--ro-bind", str(prefix), str(prefix)]
@@ -172,7 +175,7 @@ class Sandbox:
                 args += ["--tmpfs", str(hidden)]
         for hook in self.hooks:
             args += ["--ro-bind", "/dev/null", str(hook)]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        args += ["--proc", "/proc", "--dev", "/dev",
                  "--ro-bind", str(self.stub_dir), "/opt/l13",
                  "--bind", str(run_dir), str(run_dir),
                  "--bind", str(scratch), home, "--chdir", home,
