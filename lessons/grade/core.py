@@ -259,10 +259,16 @@ def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult
                 events.append(reason)
             else:
                 events.append(reason)
-        if run.cell_errors:
+        # Cell errors matter to the instructor only where points were lost: a full-marks
+        # submission of 07-09 has lesson cells that fail by design (graded code cannot
+        # import the lessons package). They stay in results.json either way.
+        if run.cell_errors and total < maximum:
             listed = ", ".join(f"{n} ({e})" for n, e in sorted(run.cell_errors.items())[:8])
             more = "" if len(run.cell_errors) <= 8 else f" and {len(run.cell_errors) - 8} more"
-            events.append(f"errors in cell{'s' if len(run.cell_errors) > 1 else ''} {listed}{more}")
+            note = ""
+            if any("ModuleNotFoundError" in str(e) for e in run.cell_errors.values()):
+                note = " (graded code cannot import the lessons package: cells that use it fail)"
+            events.append(f"errors in cell{'s' if len(run.cell_errors) > 1 else ''} {listed}{more}{note}")
     if error:
         events.insert(0, error)
     return {
@@ -277,6 +283,7 @@ def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult
         "max": maximum,
         "status": "; ".join(events) if events else "ok",
         "exercises": exercises,
+        "cell_errors": {str(n): e for n, e in sorted(run.cell_errors.items())} if run is not None else {},
         "seconds": round(run.seconds, 2) if run is not None else 0.0,
         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
