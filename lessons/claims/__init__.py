@@ -6,8 +6,7 @@ of them. Use :func:`all_claims`, :func:`get` and :func:`check` from notebooks an
 
 from __future__ import annotations
 
-from importlib import import_module
-
+from .._modules import import_present
 from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
 
 _MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09")
@@ -17,12 +16,7 @@ _loaded = False
 def _load() -> None:
     global _loaded
     if not _loaded:
-        for name in _MODULES:
-            try:
-                import_module(f"{__name__}.{name}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{__name__}.{name}":
-                    raise
+        import_present(__name__, _MODULES)
         _loaded = True
 
 

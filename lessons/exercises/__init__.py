@@ -45,10 +45,10 @@ autograder, where a grade cell earns its points by not raising).
 from __future__ import annotations
 
 import os
-from importlib import import_module
 
 import numpy as np
 
+from .._modules import import_present
 from ._spec import (
     _EXERCISES,
     MAX_ANSWER_SIZE,
@@ -69,12 +69,7 @@ _loaded = False
 def _load() -> None:
     global _loaded
     if not _loaded:
-        for name in _MODULES:
-            try:
-                import_module(f"{__name__}.{name}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{__name__}.{name}":
-                    raise
+        import_present(__name__, _MODULES)
         _loaded = True
 
 

@@ -1,0 +1,16 @@
+"""Importing a registry's per-notebook modules (claims, exercises)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+
+def import_present(package: str, names: tuple[str, ...]) -> None:
+    """Import ``package.name`` for every name whose module exists; a missing one is skipped,
+    an import error inside an existing one is raised."""
+    for name in names:
+        try:
+            import_module(f"{package}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{name}":
+                raise
