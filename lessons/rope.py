@@ -121,9 +121,10 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: 
                 if r < d:
                     out[n, a:b, r:] = xf[n, a:b, r:]
                     o = out[n, a:b]
-                # max and min of the block (still in cache) are finite unless an element is not;
-                # NaN propagates through both
-                finite = finite and bool(np.isfinite(o.max())) and bool(np.isfinite(o.min()))
+                # the sum of the block (still in cache) is finite unless an element is not (NaN
+                # and infinities propagate); a finite sum that overflows only sends us to the
+                # exact check below
+                finite = finite and bool(np.isfinite(o.sum()))
     if not finite:
         # A NaN or infinity in x always reaches the output; a finite x may still overflow.
         check_finite(x, name)
