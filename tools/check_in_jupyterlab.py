@@ -1,0 +1,604 @@
+"""Open the course notebooks in JupyterLab in a real headless browser and check what a learner sees.
+
+For each notebook given on the command line the script:
+
+1. opens it as a learner who has just cloned the repository (the notebook is UNTRUSTED, nothing
+   has run) and checks that every image stored in the file shows, that widget outputs fall back
+   to their text line (not "Error displaying widget") and records what a stored jshtml animation
+   looks like before it is run;
+2. runs "Kernel > Restart Kernel and Run All Cells..." from the menu, waits until every code
+   cell has run, and checks that each image output shows, that no cell has an error output
+   (except cells tagged ``raises-exception``) and that no widget reports an error;
+3. if the notebook holds a matplotlib jshtml animation: clicks "Next frame" (up to 5 times, as
+   a story may hold a picture for a frame or two) and "Play", and checks that the displayed
+   picture changes;
+4. if it holds ipywidgets sliders next to a text line and an image (``PositionExplorer``, ``02``):
+   moves the first slider one step, checks that the text and the picture change, then moves
+   the second slider by the same step and checks that the text is back to where it started
+   (same distance, same dot).
+
+It prints one line per check (``PASS`` / ``FAIL``), the time each notebook took, and exits
+with status 1 if any check failed. Screenshots (PNG) of the key moments are written to the
+directory given by ``--screenshots`` (default: a new temporary directory, printed at the end).
+
+The notebooks are run in a temporary copy of the repository, so the committed files are never
+modified. JupyterLab runs on 127.0.0.1 with a random token, its own settings (notebook
+``windowingMode`` set to ``none`` so every cell is rendered, news and update checks off) and
+an empty trust database, so every notebook opens untrusted. Requests that leave 127.0.0.1
+(e.g. the font-awesome stylesheet that jshtml animations link to) are blocked, as on an
+offline machine.
+
+Prerequisites (not project dependencies; this script is not part of the pytest suite):
+
+- Chromium from the distribution: ``apt-get install chromium`` (``/usr/bin/chromium``), or
+  pass another Chromium with ``--chromium``.
+- Playwright for Python from PyPI, in the environment that runs this script (the same one
+  that has jupyterlab, ipykernel, ipywidgets and the ``lessons`` package):
+  ``pip install playwright``. Do NOT run ``playwright install``: the script drives the
+  system Chromium instead of a downloaded one.
+
+Usage (from the repository root)::
+
+    python tools/check_in_jupyterlab.py notebooks/02_radians_and_relative_position.ipynb
+    python tools/check_in_jupyterlab.py notebooks/0[1-5]*.ipynb --screenshots shots/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# User settings for the temporary JupyterLab: render every cell, no news or update toasts.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+MAX_STEPS = 5  # "Next frame" clicks allowed before the animation's picture must change
+
+MAX_UPSCALE = 1.5  # a widget picture stretched more than this looks blurred
+
+SMALL_SCALE = 0.75  # an output image shrunk below this is reported (INFO): its small text gets hard to read
+
+COPY_IGNORE = shutil.ignore_patterns(
+    ".git", "__pycache__", "*.egg-info", ".ipynb_checkpoints", ".pytest_cache", ".ruff_cache", "build", "dist"
+)
+
+# JavaScript run in the page --------------------------------------------------------------
+
+JS_IMAGES = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea-output img'))
+    .filter(img => !img.closest('.animation') && !img.closest('.jupyter-widgets'))
+    .map(img => ({shown: img.complete && img.naturalWidth > 0, width: img.naturalWidth,
+                  height: img.naturalHeight, shownWidth: Math.round(img.getBoundingClientRect().width)}))"""
+
+JS_PROMPTS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+    .map(p => p.textContent.trim())"""
+
+JS_CELLS = """() => ({
+    cells: document.querySelectorAll('.jp-Notebook .jp-Cell').length,
+    rendered: Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell'))
+        .filter(c => c.querySelector('.jp-InputArea')).length})"""
+
+JS_KERNEL_IDLE = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    return !!(panel && panel.sessionContext && panel.sessionContext.session
+              && panel.sessionContext.kernelDisplayStatus === 'idle');
+}"""
+
+JS_ERRORS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
+    .map((cell, index) => ({index,
+        errors: Array.from(cell.querySelectorAll(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
+            .map(o => o.textContent.slice(0, 300)),
+        widgetErrors: Array.from(cell.querySelectorAll('.jp-OutputArea-output'))
+            .filter(o => o.textContent.includes('Error displaying widget'))
+            .map(o => o.textContent.slice(0, 200))}))"""
+
+JS_ANIMATION = """(root) => {
+    const img = root.querySelector('.animation img');
+    const slider = root.querySelector('.animation input[type=range]');
+    return {src: img ? (img.getAttribute('src') || '') : null,
+            shown: img ? (img.complete && img.naturalWidth > 0) : false,
+            frame: slider ? slider.value : null};
+}"""
+
+JS_WIDGET = """(root) => {
+    const img = root.querySelector('.jupyter-widgets img');
+    const labels = Array.from(root.querySelectorAll('.widget-label, .widget-label-basic'))
+        .filter(l => !l.closest('.widget-slider')).map(l => l.textContent.trim()).filter(t => t);
+    const readouts = Array.from(root.querySelectorAll('.widget-readout')).map(r => r.textContent.trim());
+    const box = root.getBoundingClientRect();
+    return {src: img ? (img.getAttribute('src') || '') : null,
+            shown: img ? (img.complete && img.naturalWidth > 0) : false,
+            natural: img ? [img.naturalWidth, img.naturalHeight] : null,
+            displayed: img ? [Math.round(img.getBoundingClientRect().width),
+                              Math.round(img.getBoundingClientRect().height)] : null,
+            boxHeight: Math.round(box.height), viewHeight: window.innerHeight,
+            text: labels.join(' | '), readouts};
+}"""
+
+
+# Results -------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """Collects PASS/FAIL lines."""
+
+    failures: int = 0
+    lines: list[str] = field(default_factory=list)
+
+    def check(self, notebook: str, name: str, ok: bool, detail: str = "") -> bool:
+        status = "PASS" if ok else "FAIL"
+        line = f"{status}  {notebook}: {name}" + (f" ({detail})" if detail else "")
+        print(line, flush=True)
+        self.lines.append(line)
+        if not ok:
+            self.failures += 1
+        return ok
+
+
+def stored_outputs(path: Path) -> dict:
+    """Count what the committed notebook stores: images, animations, widgets, allowed errors."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    outputs = [o for c in code for o in c.get("outputs", [])]
+
+    def html(o):
+        text = o.get("data", {}).get("text/html", "")
+        return "".join(text) if isinstance(text, list) else text
+
+    return {
+        "cells": len(cells),
+        "code_cells": len(code),
+        "images": sum("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {}) for o in outputs),
+        "animations": sum("_anim_img" in html(o) for o in outputs),
+        "widgets": sum("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs),
+        "raises": [
+            i for i, c in enumerate(code) if "raises-exception" in c.get("metadata", {}).get("tags", [])
+        ],
+    }
+
+
+# JupyterLab server -----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server on 127.0.0.1, in a temporary copy of the repository."""
+
+    def __init__(self, workdir: Path, timeout: float):
+        self.workdir = workdir
+        self.root = workdir / "repo"
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self.timeout = timeout
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        shutil.copytree(REPO, self.root, ignore=COPY_IGNORE)
+        settings = self.workdir / "lab-user-settings"
+        for name, values in LAB_SETTINGS.items():
+            target = settings / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(values), encoding="utf-8")
+        env = dict(os.environ)
+        env.update(
+            JUPYTERLAB_SETTINGS_DIR=str(settings),
+            JUPYTERLAB_WORKSPACES_DIR=str(self.workdir / "lab-workspaces"),
+            JUPYTER_RUNTIME_DIR=str(self.workdir / "runtime"),
+            JUPYTER_DATA_DIR=str(self.workdir / "data"),  # empty trust database: notebooks open untrusted
+            PYTHONPATH=os.pathsep.join(filter(None, [str(self.root), env.get("PYTHONPATH", "")])),
+        )
+        command = [
+            sys.executable, "-m", "jupyterlab",
+            "--allow-root", "--no-browser",
+            "--ip=127.0.0.1", f"--port={self.port}", "--port-retries=0",
+            f"--ServerApp.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=",
+        ]  # fmt: skip
+        log = open(self.workdir / "jupyterlab.log", "w", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited early; see {self.workdir / 'jupyterlab.log'}")
+            try:
+                self.api("GET", "/api/status")
+                return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.3)
+        raise RuntimeError(f"jupyter lab did not answer within {self.timeout:.0f} s")
+
+    def api(self, method: str, path: str):
+        request = urllib.request.Request(
+            self.base + path, method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("GET", "/api/sessions"):
+            self.api("DELETE", f"/api/sessions/{session['id']}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# Browser steps ---------------------------------------------------------------------------
+
+
+def keep_local(route) -> None:
+    url = route.request.url
+    if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+        route.continue_()
+    else:
+        route.abort()
+
+
+def wait_until(page, predicate_js: str, timeout_s: float, arg=None) -> bool:
+    try:
+        page.wait_for_function(predicate_js, arg=arg, timeout=timeout_s * 1000, polling=200)
+        return True
+    except Exception:  # playwright TimeoutError
+        return False
+
+
+def open_notebook(page, lab: Lab, relpath: str, timeout_s: float) -> bool:
+    url = f"{lab.base}/lab/tree/{relpath}?reset&token={lab.token}"
+    page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
+    opened = wait_until(
+        page,
+        "() => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')",
+        timeout_s,
+    )
+    # The kernel of a freshly opened notebook: wait until it is idle.
+    wait_until(page, JS_KERNEL_IDLE, timeout_s)
+    page.wait_for_timeout(1000)  # let the output renderers finish (images decode)
+    return opened
+
+
+def restart_and_run_all(page, timeout_s: float) -> bool:
+    page.locator(".jp-NotebookPanel .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.get_by_role("menuitem", name="Kernel", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Restart Kernel and Run All Cells")).click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    # Done when every code cell shows an execution count and the kernel is idle again.
+    js = """() => {
+        const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+            .map(p => p.textContent.trim());
+        const app = window.jupyterapp;
+        const panel = app && app.shell.currentWidget;
+        const status = panel && panel.sessionContext ? panel.sessionContext.kernelDisplayStatus : 'idle';
+        return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p)) && status === 'idle';
+    }"""
+    page.wait_for_timeout(1500)  # the restart clears the prompts first
+    done = wait_until(page, js, timeout_s)
+    page.wait_for_timeout(1500)  # widget views and images render after the last reply
+    return done
+
+
+def shot(page, target, directory: Path, name: str) -> Path:
+    path = directory / f"{name}.png"
+    (target or page).screenshot(path=str(path))
+    return path
+
+
+def check_images(page, report: Report, nb: str, stage: str, expected: int) -> None:
+    images = page.evaluate(JS_IMAGES)
+    shown = sum(i["shown"] for i in images)
+    report.check(
+        nb, f"{stage}: images shown", shown == expected and len(images) == expected,
+        f"{shown} of {len(images)} <img> outputs shown, {expected} image outputs expected",
+    )  # fmt: skip
+    for n, image in enumerate(images, start=1):
+        if image["shown"] and image["shownWidth"] < SMALL_SCALE * image["width"]:
+            print(
+                f"INFO  {nb}: {stage}: image {n} is shrunk to fit: {image['width']} px wide shown at "
+                f"{image['shownWidth']} px ({image['shownWidth'] / image['width']:.2f}x); "
+                "small text may be hard to read"
+            )
+
+
+def check_errors(page, report: Report, nb: str, stage: str, raises: list[int]) -> None:
+    cells = page.evaluate(JS_ERRORS)
+    bad = [c for c in cells if c["errors"] and c["index"] not in raises]
+    detail = "; ".join(f"code cell {c['index']}: {c['errors'][0][:120]!r}" for c in bad[:3])
+    report.check(nb, f"{stage}: no error/stderr outputs", not bad, detail or f"{len(cells)} code cells")
+    if raises and stage.startswith("after"):
+        shown = [i for i in raises if i < len(cells) and cells[i]["errors"]]
+        report.check(
+            nb, f"{stage}: cells tagged raises-exception show their error", len(shown) == len(raises),
+            f"code cells {raises}, with an error shown: {shown}",
+        )  # fmt: skip
+    widget_bad = [c for c in cells if c["widgetErrors"]]
+    detail = "; ".join(f"code cell {c['index']}: {c['widgetErrors'][0]!r}" for c in widget_bad[:3])
+    report.check(nb, f"{stage}: no widget errors", not widget_bad, detail)
+
+
+def check_animation(page, report: Report, nb: str, shots: Path, stem: str) -> None:
+    outputs = page.locator(".jp-OutputArea-output").filter(has=page.locator(".animation"))
+    if not report.check(nb, "animation: player present", outputs.count() >= 1, f"{outputs.count()} found"):
+        return
+    out = outputs.first
+    out.scroll_into_view_if_needed()
+    before = out.evaluate(JS_ANIMATION)
+    shot(page, out, shots, f"{stem}_3_animation_frame0")
+    report.check(nb, "animation: first frame shown", before["shown"], f"frame {before['frame']}")
+    # A story may hold a picture for a few frames: step until the picture changes.
+    stepped, clicks = before, 0
+    while clicks < MAX_STEPS and stepped["src"] == before["src"]:
+        out.locator('button[title="Next frame"]').click()
+        clicks += 1
+        page.wait_for_timeout(300)
+        stepped = out.evaluate(JS_ANIMATION)
+    report.check(
+        nb, "animation: 'Next frame' changes the picture",
+        stepped["shown"] and stepped["src"] != before["src"],
+        f"frame {before['frame']} -> {stepped['frame']}, picture changed after {clicks} click(s)",
+    )  # fmt: skip
+    out.locator('button[title="Play"]').click()
+    page.wait_for_timeout(2500)
+    played = out.evaluate(JS_ANIMATION)
+    shot(page, out, shots, f"{stem}_4_animation_playing")
+    report.check(
+        nb, "animation: 'Play' advances the frames",
+        played["shown"] and played["src"] != stepped["src"] and played["frame"] != stepped["frame"],
+        f"frame {stepped['frame']} -> {played['frame']} after 2.5 s",
+    )  # fmt: skip
+    out.locator('button[title="Pause"]').click()
+
+
+def press_slider(widget, index: int, key: str) -> None:
+    handle = widget.locator(".noUi-handle").nth(index)
+    handle.focus()
+    handle.press(key)
+
+
+def check_sliders(page, report: Report, nb: str, shots: Path, stem: str) -> None:
+    boxes = page.locator(".jp-OutputArea-output").filter(has=page.locator(".jupyter-widgets .noUi-handle"))
+    if not report.check(nb, "widgets: sliders present", boxes.count() >= 1, f"{boxes.count()} found"):
+        return
+    box = boxes.first
+    box.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    start = box.evaluate(JS_WIDGET)
+    shot(page, box, shots, f"{stem}_5_widget_start")
+    report.check(nb, "widgets: picture shown", start["shown"], f"text {start['text']!r}")
+    if start["shown"]:
+        scale = start["displayed"][0] / start["natural"][0]
+        report.check(
+            nb, "widgets: sliders, text and picture fit on one screen, picture not blown up",
+            start["boxHeight"] <= start["viewHeight"] and scale <= MAX_UPSCALE,
+            f"picture {start['natural'][0]}x{start['natural'][1]} px shown at "
+            f"{start['displayed'][0]}x{start['displayed'][1]} ({scale:.1f}x); widget {start['boxHeight']} px "
+            f"tall in a {start['viewHeight']} px window",
+        )  # fmt: skip
+    sliders = box.locator(".noUi-handle").count()
+    press_slider(box, 0, "ArrowRight")
+    moved = start
+    for _ in range(25):  # the kernel redraws; wait for the new picture
+        page.wait_for_timeout(200)
+        moved = box.evaluate(JS_WIDGET)
+        if moved["src"] != start["src"] and moved["text"] != start["text"]:
+            break
+    shot(page, box, shots, f"{stem}_6_widget_first_slider_moved")
+    report.check(
+        nb, "widgets: moving the first slider changes the text and the picture",
+        moved["src"] != start["src"] and moved["text"] != start["text"] and moved["shown"],
+        f"sliders {start['readouts']} -> {moved['readouts']}; {start['text']!r} -> {moved['text']!r}",
+    )  # fmt: skip
+    if sliders < 2:
+        return
+    press_slider(box, 1, "ArrowRight")
+    both = moved
+    for _ in range(25):
+        page.wait_for_timeout(200)
+        both = box.evaluate(JS_WIDGET)
+        if both["src"] != moved["src"]:
+            break
+    shot(page, box, shots, f"{stem}_7_widget_both_sliders_moved")
+    same_dot = start["text"].split("dot")[-1] == both["text"].split("dot")[-1]
+    report.check(
+        nb, "widgets: moving the second slider by the same step redraws and restores the dot",
+        both["src"] != moved["src"] and same_dot,
+        f"sliders {both['readouts']}; {both['text']!r}",
+    )  # fmt: skip
+
+
+def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, timeout_s: float) -> float:
+    relpath = path.resolve().relative_to(REPO).as_posix()
+    nb = path.name
+    stem = path.stem[:2] if path.stem[:2].isdigit() else path.stem
+    stored = stored_outputs(path)
+    started = time.monotonic()
+    page = browser.new_page()
+    page.route("**/*", keep_local)
+    console_errors: list[str] = []
+    page.on("pageerror", lambda e: console_errors.append(str(e)))
+    try:
+        # 1. Opened, not run: the notebook is untrusted.
+        opened = open_notebook(page, lab, relpath, timeout_s)
+        if not report.check(nb, "opens in JupyterLab", opened):
+            shot(page, None, shots, f"{stem}_0_open_failed")
+            return time.monotonic() - started
+        cells = page.evaluate(JS_CELLS)
+        report.check(
+            nb, "every cell rendered (windowingMode none)",
+            cells["cells"] == stored["cells"] and cells["rendered"] == stored["cells"],
+            f"{cells['rendered']} rendered of {stored['cells']}",
+        )  # fmt: skip
+        shot(page, None, shots, f"{stem}_1_opened_untrusted")
+        check_images(page, report, nb, "opened untrusted", stored["images"])
+        check_errors(page, report, nb, "opened untrusted", stored["raises"])
+        if stored["widgets"]:
+            fallback = page.locator(".jp-OutputArea-output", has_text="run the cell in a live notebook")
+            report.check(nb, "opened untrusted: widget shows its text fallback", fallback.count() >= 1)
+        if stored["animations"]:
+            anim = page.locator(".jp-OutputArea-output").filter(has=page.locator(".animation")).first
+            if anim.count():
+                anim.scroll_into_view_if_needed()
+                state = anim.evaluate(JS_ANIMATION)
+                shot(page, anim, shots, f"{stem}_1b_animation_untrusted")
+                if state["shown"]:
+                    print(
+                        f"INFO  {nb}: opened untrusted: the animation shows its first frame (player inactive)"
+                    )
+                else:
+                    print(
+                        f"INFO  {nb}: opened untrusted: the animation's picture is EMPTY (broken-image icon) "
+                        "and its buttons do nothing until the cell is run; only the stored still images show"
+                    )
+
+        # 2. Restart Kernel and Run All Cells.
+        ran = restart_and_run_all(page, timeout_s)
+        report.check(
+            nb, "Restart Kernel and Run All Cells finishes", ran, f"{stored['code_cells']} code cells"
+        )
+        shot(page, None, shots, f"{stem}_2_after_run_all")
+        check_images(page, report, nb, "after run all", stored["images"])
+        check_errors(page, report, nb, "after run all", stored["raises"])
+        figures = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type^="image/"]')
+        for i in range(figures.count()):
+            shot(page, figures.nth(i), shots, f"{stem}_2_figure{i + 1}")
+        if stored["animations"]:
+            check_animation(page, report, nb, shots, stem)
+        if stored["widgets"]:
+            check_sliders(page, report, nb, shots, stem)
+        report.check(
+            nb, "no JavaScript errors in the page", not console_errors, "; ".join(console_errors[:3])
+        )
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+    return time.monotonic() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="+", type=Path, help="notebook paths inside the repository")
+    parser.add_argument(
+        "--chromium", default="/usr/bin/chromium", help="Chromium executable (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--screenshots", type=Path, help="directory for PNG screenshots (default: a temp dir)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds per wait (default: %(default)s)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temporary copy and the server log")
+    args = parser.parse_args(argv)
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        parser.error(
+            "needs Playwright for Python: pip install playwright (then do NOT run 'playwright install')"
+        )
+    if not Path(args.chromium).exists():
+        parser.error(
+            f"--chromium: expected a Chromium executable, got {args.chromium!r} (apt-get install chromium)"
+        )
+    paths = []
+    for p in args.notebooks:
+        resolved = p.resolve()
+        if resolved.suffix != ".ipynb" or not resolved.is_file():
+            parser.error(f"notebooks: expected existing .ipynb files, got {str(p)!r}")
+        if not resolved.is_relative_to(REPO):
+            parser.error(f"notebooks: expected files inside the repository, got {str(p)!r}")
+        paths.append(resolved)
+
+    workdir = Path(tempfile.mkdtemp(prefix="check_in_jupyterlab_"))
+    shots = args.screenshots or workdir / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    report = Report()
+    timings = []
+    lab = Lab(workdir, args.timeout)
+    t0 = time.monotonic()
+    try:
+        lab.start()
+        print(
+            f"INFO  JupyterLab up in {time.monotonic() - t0:.1f} s (copy of the repository, port {lab.port})"
+        )
+        with sync_playwright() as pw:
+            profile = workdir / "chromium-profile"
+            context = pw.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=args.chromium,
+                args=CHROMIUM_FLAGS,
+                headless=True,
+                viewport={"width": 1400, "height": 1000},
+            )
+            try:
+                for path in paths:
+                    seconds = check_notebook(context, lab, path, report, shots, args.timeout)
+                    timings.append((path.name, seconds))
+                    print(f"TIME  {path.name}: {seconds:.1f} s to open, run and check", flush=True)
+            finally:
+                context.close()
+    finally:
+        lab.stop()
+        if not args.keep:
+            for name in (
+                "repo",
+                "data",
+                "runtime",
+                "chromium-profile",
+                "lab-user-settings",
+                "lab-workspaces",
+            ):
+                shutil.rmtree(workdir / name, ignore_errors=True)
+    print(f"INFO  total {time.monotonic() - t0:.1f} s; screenshots in {shots}")
+    print(f"{'FAILED' if report.failures else 'OK'}: {report.failures} of {len(report.lines)} checks failed")
+    return 1 if report.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
