@@ -100,9 +100,6 @@ JS_IMAGES = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Outp
     .map(img => ({shown: img.complete && img.naturalWidth > 0, width: img.naturalWidth,
                   height: img.naturalHeight, shownWidth: Math.round(img.getBoundingClientRect().width)}))"""
 
-JS_PROMPTS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
-    .map(p => p.textContent.trim())"""
-
 JS_CELLS = """() => ({
     cells: document.querySelectorAll('.jp-Notebook .jp-Cell').length,
     rendered: Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell'))
@@ -112,6 +109,11 @@ JS_KERNEL_IDLE = """() => {
     const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
     return !!(panel && panel.sessionContext && panel.sessionContext.session
               && panel.sessionContext.kernelDisplayStatus === 'idle');
+}"""
+
+JS_TRUSTED = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    return Array.from(panel.content.model.cells).filter(c => c.type === 'code').map(c => c.trusted);
 }"""
 
 JS_ERRORS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
@@ -208,6 +210,7 @@ class Lab:
         self.token = secrets.token_hex(16)
         self.timeout = timeout
         self.process: subprocess.Popen | None = None
+        self.log = None
 
     @property
     def base(self) -> str:
@@ -237,8 +240,10 @@ class Lab:
             "--LabApp.expose_app_in_browser=True",
             "--LabApp.news_url=",
         ]  # fmt: skip
-        log = open(self.workdir / "jupyterlab.log", "w", encoding="utf-8")  # noqa: SIM115
-        self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.log = open(self.workdir / "jupyterlab.log", "w", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            command, cwd=self.root, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -270,6 +275,8 @@ class Lab:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.log:
+            self.log.close()
 
 
 # Browser steps ---------------------------------------------------------------------------
@@ -311,13 +318,14 @@ def restart_and_run_all(page, timeout_s: float) -> bool:
     page.get_by_role("menuitem", name=re.compile(r"^Restart Kernel and Run All Cells")).click()
     page.locator(".jp-Dialog .jp-mod-accept").click()
     # Done when every code cell shows an execution count and the kernel is idle again.
+    # Done when every non-empty code cell has an execution count and the kernel is idle again.
     js = """() => {
-        const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
-            .map(p => p.textContent.trim());
-        const app = window.jupyterapp;
-        const panel = app && app.shell.currentWidget;
-        const status = panel && panel.sessionContext ? panel.sessionContext.kernelDisplayStatus : 'idle';
-        return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p)) && status === 'idle';
+        const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+        if (!panel || !panel.content || !panel.content.model) return false;
+        const cells = Array.from(panel.content.model.cells)
+            .filter(c => c.type === 'code' && c.sharedModel.getSource().trim() !== '');
+        return cells.length > 0 && cells.every(c => c.executionCount !== null && c.executionCount > 0)
+            && panel.sessionContext.kernelDisplayStatus === 'idle';
     }"""
     page.wait_for_timeout(1500)  # the restart clears the prompts first
     done = wait_until(page, js, timeout_s)
@@ -475,6 +483,11 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
             cells["cells"] == stored["cells"] and cells["rendered"] == stored["cells"],
             f"{cells['rendered']} rendered of {stored['cells']}",
         )  # fmt: skip
+        trusted = page.evaluate(JS_TRUSTED)
+        report.check(
+            nb, "opens untrusted, as for a learner who just cloned the repository", not any(trusted),
+            f"{sum(trusted)} of {len(trusted)} code cells trusted",
+        )  # fmt: skip
         shot(page, None, shots, f"{stem}_1_opened_untrusted")
         check_images(page, report, nb, "opened untrusted", stored["images"])
         check_errors(page, report, nb, "opened untrusted", stored["raises"])
@@ -515,6 +528,9 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
         report.check(
             nb, "no JavaScript errors in the page", not console_errors, "; ".join(console_errors[:3])
         )
+    except Exception as error:  # a step timed out or an element was missing: report it, go on
+        report.check(nb, "the checks ran to the end", False, f"{type(error).__name__}: {str(error)[:300]}")
+        shot(page, None, shots, f"{stem}_9_stopped_here")
     finally:
         page.close()
         lab.shutdown_kernels()
@@ -533,7 +549,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=120.0, help="seconds per wait (default: %(default)s)"
     )
-    parser.add_argument("--keep", action="store_true", help="keep the temporary copy and the server log")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temporary copy of the repository and the server log"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -559,7 +577,6 @@ def main(argv: list[str] | None = None) -> int:
     shots = args.screenshots or workdir / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     report = Report()
-    timings = []
     lab = Lab(workdir, args.timeout)
     t0 = time.monotonic()
     try:
@@ -579,13 +596,14 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for path in paths:
                     seconds = check_notebook(context, lab, path, report, shots, args.timeout)
-                    timings.append((path.name, seconds))
                     print(f"TIME  {path.name}: {seconds:.1f} s to open, run and check", flush=True)
             finally:
                 context.close()
     finally:
         lab.stop()
-        if not args.keep:
+        if not args.keep and args.screenshots:
+            shutil.rmtree(workdir, ignore_errors=True)
+        elif not args.keep:  # keep the screenshots and the server log only
             for name in (
                 "repo",
                 "data",
