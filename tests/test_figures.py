@@ -175,6 +175,20 @@ def test_animation_embeds_one_png_per_frame_and_stays_small():
     assert len(html) < 600_000
 
 
+def test_animation_html_shows_the_first_frame_without_its_script():
+    html = motion.animation_html(motion.moving_animation())
+    img = re.search(r'<img id="_anim_img[0-9a-f]+" src="(data:image/png;base64,[^"]+)">', html)
+    assert img is not None, "the player's <img> must carry frame 0 for an untrusted notebook"
+    frame0 = re.search(r'frames\[0\] = "(data:image/png;base64,.*?)"', html, re.S).group(1)
+    assert img.group(1) == frame0.replace("\\\n", "")
+    assert base64.b64decode(img.group(1).split(",", 1)[1]).startswith(b"\x89PNG")
+
+
+def test_explorer_keeps_its_picture_at_its_own_size():
+    explorer = motion.PositionExplorer(1, 0)
+    assert explorer.widget.layout.align_items == "flex-start"
+
+
 def test_key_frames_print_the_dot_of_each_moment():
     fig = motion.key_frames_figure()
     dots = [p.state.dot for p in fig.pictures]

@@ -16,6 +16,7 @@ The computation behind every frame is :func:`pair_state`.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -174,6 +175,23 @@ def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, fre
     return anim
 
 
+def animation_html(anim: FuncAnimation) -> str:
+    """The animation as a self-contained HTML player, its first frame already in place (``02``).
+
+    ``anim.to_jshtml()`` leaves the player's image empty until its script runs, and a
+    notebook opened untrusted (or rendered as static HTML) does not run scripts: the reader
+    would see a broken image. Putting frame 0 into the ``<img>`` tag shows the first
+    picture either way; the buttons still need the script.
+    """
+    html = anim.to_jshtml()
+    match = re.search(r'frames\[0\] = "(data:image/[a-z]+;base64,[A-Za-z0-9+/=\\\n]*)"', html)
+    img = re.search(r'<img id="(_anim_img[0-9a-f]+)">', html)
+    if match is None or img is None:  # a matplotlib whose player looks different: leave it
+        return html
+    first = match.group(1).replace("\\\n", "")
+    return html.replace(img.group(0), f'<img id="{img.group(1)}" src="{first}">', 1)
+
+
 def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0):
     """The story as still pictures side by side, the dot printed on each (``02``).
 
@@ -223,7 +241,11 @@ class PositionExplorer:
         self.image = widgets.Image(format="png")
         self.q_slider.observe(self.update, names="value")
         self.k_slider.observe(self.update, names="value")
-        self.widget = widgets.VBox([self.q_slider, self.k_slider, self.readout, self.image])
+        # flex-start: the picture keeps its own size instead of stretching to the page width
+        self.widget = widgets.VBox(
+            [self.q_slider, self.k_slider, self.readout, self.image],
+            layout=widgets.Layout(align_items="flex-start"),
+        )
         self.state: PairState | None = None
         self.update()
 
