@@ -119,7 +119,7 @@ def test_solution_full_marks_and_untouched_zero(hostile):
     solution, untouched = hostile["rows"]["solution"], hostile["rows"]["untouched"]
     assert solution["total"] == solution["max"] == str(hostile_build.FULL)
     assert solution["status"] == "ok"
-    assert untouched["total"] == "0" and untouched["status"] == "ok"
+    assert untouched["total"] == "0" and untouched["status"] == "no exercise answered"
     feedback = (hostile["out"] / "feedback" / "untouched.md").read_text()
     assert "not answered" in feedback
 
@@ -260,3 +260,25 @@ def test_a_run_killed_half_way_loses_nothing(small, tmp_path):
     for student, rec in done_before.items():
         if student != victim:
             assert after[student] == rec  # graded once, kept
+
+
+@needs_sandbox
+def test_course_cells_that_need_the_lessons_package_do_not_blame_the_student(tmp_path):
+    """Notebooks 07-09 use the lessons package, which graded code cannot import: a solved
+    notebook still reads "ok"; the untouched one says no exercise was answered and counts
+    the course's own cells that failed, without listing them as the student's errors."""
+    subs = tmp_path / "subs"
+    for who, folder in (("solved", "solutions"), ("untouched", "notebooks")):
+        (subs / who).mkdir(parents=True)
+        src = ROOT / folder / "07_added_vs_rotated.ipynb"
+        (subs / who / src.name).write_bytes(src.read_bytes())
+    out = tmp_path / "out"
+    done = grade(subs, "--out", out, "--notebook", "07")
+    assert done.returncode == 0, done.stderr
+    table = rows(out)
+    assert table["solved"]["total"] == table["solved"]["max"] == "3"
+    assert table["solved"]["status"] == "ok"
+    untouched = table["untouched"]["status"]
+    assert untouched.startswith("no exercise answered")
+    assert "of the course's own cells failed" in untouched
+    assert "errors in cell" not in untouched

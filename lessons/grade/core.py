@@ -235,8 +235,29 @@ def _shape(value) -> tuple:
     return shape_of(value)
 
 
+def course_cell_sources(notebook: str | None) -> frozenset[str]:
+    """The code of the course's own cells (not answer cells) of notebook NN, as released in
+    ``notebooks/``; empty where the released notebook is not at hand."""
+    if not notebook:
+        return frozenset()
+    import nbformat
+
+    found = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob(f"{notebook}_*.ipynb"))
+    if not found:
+        return frozenset()
+    try:
+        nb = nbformat.read(found[0], as_version=4)
+    except Exception:  # a broken course file must not stop grading
+        return frozenset()
+    return frozenset(
+        c.source.strip() for c in nb.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("solution")
+    )
+
+
 def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult | None,
-                 status_notes: list[str], error: str | None = None) -> dict:
+                 status_notes: list[str], error: str | None = None, *,
+                 cells=(), course_cells: frozenset[str] = frozenset()) -> dict:
     exercises = {}
     for q in questions:
         gid = q.exercise.grade_id
@@ -245,7 +266,14 @@ def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult
     total = sum(e["points"] for e in exercises.values())
     maximum = sum(q.exercise.points for q in questions)
     events = list(status_notes)
+    sources = dict(cells)
     if run is not None:
+        unanswered = [q.exercise.name for q in questions
+                      if exercises[q.exercise.grade_id]["result"].startswith("not answered")]
+        if unanswered and len(unanswered) == len(questions):
+            events.append("no exercise answered")
+        elif unanswered:
+            events.append(f"not answered: {', '.join(unanswered)}")
         events += list(run.events.values())
         by_reason: dict[str, list[str]] = {}
         for q in questions:
@@ -259,16 +287,20 @@ def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult
                 events.append(reason)
             else:
                 events.append(reason)
-        # Cell errors matter to the instructor only where points were lost: a full-marks
-        # submission of 07-09 has lesson cells that fail by design (graded code cannot
-        # import the lessons package). They stay in results.json either way.
-        if run.cell_errors and total < maximum:
-            listed = ", ".join(f"{n} ({e})" for n, e in sorted(run.cell_errors.items())[:8])
-            more = "" if len(run.cell_errors) <= 8 else f" and {len(run.cell_errors) - 8} more"
-            note = ""
-            if any("ModuleNotFoundError" in str(e) for e in run.cell_errors.values()):
-                note = " (graded code cannot import the lessons package: cells that use it fail)"
-            events.append(f"errors in cell{'s' if len(run.cell_errors) > 1 else ''} {listed}{more}{note}")
+        # Errors in the student's own cells are always listed. The course's own cells (as
+        # released, unchanged) that fail do so by design: graded code cannot import the
+        # lessons package. They are counted, and named only where points were lost.
+        own = {n: e for n, e in run.cell_errors.items() if sources.get(n, "").strip() not in course_cells}
+        course = {n: e for n, e in run.cell_errors.items() if n not in own}
+        if own:
+            listed = ", ".join(f"{n} ({e})" for n, e in sorted(own.items())[:8])
+            more = "" if len(own) <= 8 else f" and {len(own) - 8} more"
+            events.append(f"errors in cell{'s' if len(own) > 1 else ''} {listed}{more}")
+        if course and total < maximum:
+            events.append(
+                f"{len(course)} of the course's own cells failed (graded code cannot import the "
+                "lessons package)"
+            )
     if error:
         events.insert(0, error)
     return {
@@ -437,6 +469,13 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
     base = Path(tempfile.mkdtemp(prefix="l13g-"))
     counter = iter(range(10**9))
 
+    course_cache: dict[str, frozenset[str]] = {}
+
+    def course_for(nb: str) -> frozenset[str]:
+        if nb not in course_cache:
+            course_cache[nb] = course_cell_sources(nb)
+        return course_cache[nb]
+
     def questions_for(nb: str) -> list[Question]:
         if nb not in questions_cache:
             questions_cache[nb] = draw_questions(nb, seed)
@@ -479,7 +518,8 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
                     run = await run_submission(cells, questions, opts.sandbox, limits, workdir, slots)
                 finally:
                     shutil.rmtree(workdir, ignore_errors=True)
-                record = build_record(sub, sha, seed, questions, run, notes_nb + notes)
+                record = build_record(sub, sha, seed, questions, run, notes_nb + notes,
+                                      cells=cells, course_cells=course_for(sub.notebook))
         async with lock:
             atomic_write(out / "records" / f"{sub.student}.json", json.dumps(record, indent=1) + "\n")
             records[sub.student] = record
