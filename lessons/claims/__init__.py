@@ -10,14 +10,10 @@ from .._modules import import_present
 from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
 
 _MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09")
-_loaded = False
 
 
 def _load() -> None:
-    global _loaded
-    if not _loaded:
-        import_present(__name__, _MODULES)
-        _loaded = True
+    import_present(__name__, _MODULES)
 
 
 def all_claims(notebook: str | None = None) -> list[Claim]:

@@ -63,14 +63,10 @@ from ._spec import (
 )
 
 _MODULES = ("nb06", "nb07", "nb08", "nb09")
-_loaded = False
 
 
 def _load() -> None:
-    global _loaded
-    if not _loaded:
-        import_present(__name__, _MODULES)
-        _loaded = True
+    import_present(__name__, _MODULES)
 
 
 def all_exercises(notebook: str | None = None) -> list[Exercise]:
