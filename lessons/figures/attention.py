@@ -42,6 +42,13 @@ def _tick_labels(labels, n: int, name: str) -> list[str]:
     return labels
 
 
+def _label_query_key_axes(ax, title: str) -> None:
+    """Title a [query, key] table and name its axes."""
+    ax.set_title(title)
+    ax.set_xlabel("key position (token index)")
+    ax.set_ylabel("query position (token index)")
+
+
 def _draw_heatmap(
     ax,
     table: np.ndarray,
@@ -101,9 +108,7 @@ def dot_table_heatmap(
         ax, table, row_labels=labels, col_labels=labels,
         vmax=_symmetric_limit(table), annotate=annotate, decimals=decimals,
     )
-    ax.set_title(title)
-    ax.set_xlabel("key position (token index)")
-    ax.set_ylabel("query position (token index)")
+    _label_query_key_axes(ax, title)
     fig.colorbar(image, ax=ax, label="dot product (no unit)")
     return fig
 
@@ -139,9 +144,7 @@ def shifted_dot_tables(
             ax, table, row_labels=labels, col_labels=labels,
             vmax=vmax, annotate=annotate, decimals=decimals,
         )
-        ax.set_title(f"positions {labels[0]} .. {labels[-1]}")
-        ax.set_xlabel("key position (token index)")
-        ax.set_ylabel("query position (token index)")
+        _label_query_key_axes(ax, f"positions {labels[0]} .. {labels[-1]}")
     fig.suptitle(title)
     fig.colorbar(image, ax=axes, label="dot product (no unit)", shrink=0.9)
     return fig
@@ -174,9 +177,7 @@ def attention_weights_heatmap(
         value = text.get_text()
         if value != "masked":
             text.set_color("white" if float(value) > 0.6 else "black")
-    ax.set_title(title)
-    ax.set_xlabel("key position (token index)")
-    ax.set_ylabel("query position (token index)")
+    _label_query_key_axes(ax, title)
     fig.colorbar(image, ax=ax, label="attention weight (fraction of the read)")
     return fig
 
