@@ -201,3 +201,15 @@ def test_the_decorator_checks_its_arguments_without_registering():
     with pytest.raises(ValueError, match=rf"claim '{re.escape(existing)}' is registered twice"):
         claim(existing, "text", "1")(lambda: 1.0)
     assert len(all_claims()) == before
+
+
+def test_a_listed_registry_module_that_is_missing_is_an_error():
+    from lessons._modules import import_all
+
+    with pytest.raises(ModuleNotFoundError, match="'nb99' is listed in MODULES but does not exist"):
+        import_all("lessons.claims", ("nb01", "nb99"))
+
+
+def test_claim_functions_have_names_that_say_what_they_compute():
+    unnamed = [c.id for c in all_claims() if getattr(c.compute, "residual", c.compute).__name__ == "_"]
+    assert unnamed == []

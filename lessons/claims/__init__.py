@@ -6,14 +6,15 @@ of them. Use :func:`all_claims`, :func:`get` and :func:`check` from notebooks an
 
 from __future__ import annotations
 
-from .._modules import import_present
+from .._modules import import_all
 from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
 
-_MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09")
+# One module per notebook, listed here: a module named here that cannot be imported is an error.
+MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09")
 
 
 def _load() -> None:
-    import_present(__name__, _MODULES)
+    import_all(__name__, MODULES)
 
 
 def all_claims(notebook: str | None = None) -> list[Claim]:

@@ -170,3 +170,20 @@ def evaluate(c: Claim) -> ClaimResult:
         for v, e, tol in zip(values, expected, c.tolerances(), strict=True)
     )
     return ClaimResult(c, value, ok)
+
+
+def below(tolerance):
+    """Turn a computation of a float residual into "is it within ``tolerance``?" (a bool claim).
+
+    The residual itself (e.g. 3e-13) depends on the platform's sin/cos rounding; the truth
+    of "below the tolerance" does not, so notebook outputs stay the same on every machine.
+    """
+
+    def wrap(fn):
+        def within():
+            return bool(abs(fn()) <= tolerance)
+
+        within.residual = fn
+        return within
+
+    return wrap

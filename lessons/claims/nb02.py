@@ -14,37 +14,37 @@ def rotated_dot(q_position, k_position, q=CONTENT, k=CONTENT, frequency=1.0) -> 
 
 
 @claim("02.radian.degrees", "One radian in degrees, about", "57.3")
-def _():
+def radian_degrees():
     return radians_to_degrees(1.0)
 
 
 @claim("02.quarter_turn.radians", "A quarter turn in radians, pi/2, about", "1.5708")
-def _():
+def quarter_turn_radians():
     return np.pi / 2
 
 
 @claim("02.position_1", "[1,0] at position 1 (frequency 1) becomes [cos 1, sin 1]", ("0.54030231", "0.84147098"))
-def _():
+def position_1():
     return rotate_2d(CONTENT, 1.0)
 
 
 @claim("02.dot.positions_0_0", "Same content at positions 0 and 0: dot", "1", tolerance=1e-12)
-def _():
+def dot_positions_0_0():
     return rotated_dot(0, 0)
 
 
 @claim("02.dot.positions_0_1", "Same content at positions 0 and 1: dot cos 1", "0.54030231")
-def _():
+def dot_positions_0_1():
     return rotated_dot(0, 1)
 
 
 @claim("02.dot.positions_3_4", "Both moved by 3 (positions 3 and 4): dot still", "0.54030231")
-def _():
+def dot_positions_3_4():
     return rotated_dot(3, 4)
 
 
 @claim("02.identity", "R(m w)q . R(n w)k - q . R((n-m) w)k over 1000 random cases (relative), at most", "0", tolerance=1e-10)
-def _():
+def identity():
     rng = np.random.default_rng(2)
     q, k = rng.normal(size=(2, 1000, 2))
     m, n = rng.integers(0, 4096, size=(2, 1000))
@@ -55,20 +55,20 @@ def _():
 
 
 @claim("02.cos_distance.2", "Dot of rotated [1,0] pairs at distance 2: cos 2", "-0.41614684")
-def _():
+def cos_distance_2():
     return rotated_dot(0, 2)
 
 
 @claim("02.cos_distance.7", "Dot of rotated [1,0] pairs at distance 7: cos 7", "0.75390225")
-def _():
+def cos_distance_7():
     return rotated_dot(0, 7)
 
 
 @claim("02.moving.both_shift_3", "Q at 1, K at 0, both moved by 3 (Q 4, K 3): dot", "0.54030231")
-def _():
+def moving_both_shift_3():
     return rotated_dot(4, 3)
 
 
 @claim("02.moving.k_to_2", "Then K moves from 3 to 2 (distance 2): the dot crosses below 0", "-0.41614684")
-def _():
+def moving_k_to_2():
     return rotated_dot(4, 2)

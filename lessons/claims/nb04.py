@@ -3,8 +3,7 @@
 import numpy as np
 
 from ..rope import apply_rope
-from ._registry import claim
-from .nb07 import below
+from ._registry import below, claim
 
 
 def same_content_dot_table(positions=(0, 1, 2)) -> np.ndarray:
@@ -26,23 +25,23 @@ def _random_qk(seed=4, shape=(2, 4, 16, 64)):
 
 
 @claim("04.dot_table.diagonal", "Same content at three positions: the diagonal of the dot table", ("1", "1", "1"), tolerance=1e-12)
-def _():
+def dot_table_diagonal():
     return np.diag(same_content_dot_table())
 
 
 @claim("04.dot_table.one_apart", "One position apart", ("0.54030231", "0.54030231"))
-def _():
+def dot_table_one_apart():
     return np.diag(same_content_dot_table(), 1)
 
 
 @claim("04.dot_table.two_apart", "Two positions apart", "-0.41614684")
-def _():
+def dot_table_two_apart():
     return same_content_dot_table()[0, 2]
 
 
 @claim("04.norms_kept", "apply_rope keeps every vector's norm: largest change below 1e-12", True)
 @below(1e-12)
-def _():
+def norms_kept():
     q, k = _random_qk()
     qr, _ = apply_rope(q, k, np.arange(16) * 37)
     return float(np.max(np.abs(np.linalg.norm(qr, axis=-1) - np.linalg.norm(q, axis=-1))))
@@ -50,14 +49,14 @@ def _():
 
 @claim("04.shift_by_7", "Shifting every position by 7 changes the dot table by less than 1e-12", True)
 @below(1e-12)
-def _():
+def shift_by_7():
     q, k = _random_qk()
     positions = np.arange(16)
     return float(np.max(np.abs(dot_tables(q, k, positions) - dot_tables(q, k, positions + 7))))
 
 
 @claim("04.width_kept", "apply_rope keeps the shape [B, H, T, d]: nothing is appended", True)
-def _():
+def width_kept():
     q, k = _random_qk()
     qr, kr = apply_rope(q, k)
     return qr.shape == q.shape and kr.shape == k.shape

@@ -3,9 +3,8 @@
 import numpy as np
 
 from ..attention import attention
-from ._registry import claim
+from ._registry import below, claim
 from .nb01 import KEYS, QUERY, SWAP, VALUES
-from .nb07 import below
 
 QUERY_POSITION = [2]
 KEY_POSITIONS = [0, 1, 2]
@@ -17,32 +16,32 @@ def rope_read(keys=KEYS, values=VALUES) -> np.ndarray:
 
 
 @claim("05.rope.original", "With RoPE, the original order reads", ("0.6047", "1.6751"))
-def _():
+def rope_original():
     return rope_read()
 
 
 @claim("05.rope.swapped", "With RoPE, the first two (K, V) rows swapped read", ("0.6475", "1.4569"))
-def _():
+def rope_swapped():
     return rope_read(KEYS[SWAP], VALUES[SWAP])
 
 
 @claim("05.no_rope.original", "Without RoPE, the original order reads", ("0.8022", "1.1978"))
-def _():
+def no_rope_original():
     return attention(QUERY, KEYS, VALUES)[1][0]
 
 
 @claim("05.no_rope.swapped", "Without RoPE, the swapped order reads the same", ("0.8022", "1.1978"))
-def _():
+def no_rope_swapped():
     return attention(QUERY, KEYS[SWAP], VALUES[SWAP])[1][0]
 
 
 @claim("05.rope.swap_changes_output", "With RoPE the swap changes the output", True)
-def _():
+def rope_swap_changes_output():
     return not np.allclose(rope_read(), rope_read(KEYS[SWAP], VALUES[SWAP]))
 
 
 @claim("05.identical_content", "Swapping two identical (K, V) rows changes nothing, even with RoPE", "0", tolerance=1e-12)
-def _():
+def identical_content():
     keys = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
     values = np.array([[0.0, 2.0], [0.0, 2.0], [1.0, 2.0]])
     return float(np.max(np.abs(rope_read(keys, values) - rope_read(keys[SWAP], values[SWAP]))))
@@ -54,12 +53,12 @@ def rope_weights(keys=KEYS, values=VALUES) -> np.ndarray:
 
 
 @claim("05.rope.weights.original", "With RoPE, the weights of slots 0, 1, 2 in the original order", ("0.1625", "0.3953", "0.4422"))
-def _():
+def rope_weights_original():
     return rope_weights()
 
 
 @claim("05.rope.weights.swapped", "With RoPE, the weights of slots 0, 1, 2 after the swap", ("0.3525", "0.2716", "0.3759"))
-def _():
+def rope_weights_swapped():
     return rope_weights(KEYS[SWAP], VALUES[SWAP])
 
 
@@ -71,7 +70,7 @@ def mirror_keys() -> np.ndarray:
 
 @claim("05.mirror_keys", "Keys at angle 1.5 rad score the same in slots 0 and 1: the swap changes the output by less than 1e-12", True)
 @below(1e-12)
-def _():
+def mirror_keys_swap_changes_nothing():
     keys = mirror_keys()
     return float(np.max(np.abs(rope_read(keys) - rope_read(keys[SWAP], VALUES[SWAP]))))
 
@@ -85,11 +84,11 @@ def balanced_values() -> np.ndarray:
 
 @claim("05.cancelling_values", "Values that balance the weight changes: the swap moves the weights but changes the output by less than 1e-12", True)
 @below(1e-12)
-def _():
+def cancelling_values():
     values = balanced_values()
     return float(np.max(np.abs(rope_read(KEYS, values) - rope_read(KEYS[SWAP], values[SWAP]))))
 
 
 @claim("05.cancelling_values.weights_move", "With those values the swap still moves the weights", True)
-def _():
+def cancelling_values_weights_move():
     return not np.allclose(rope_weights(KEYS[SWAP], VALUES[SWAP])[SWAP], rope_weights(), rtol=0, atol=1e-3)

@@ -9,27 +9,27 @@ from .nb02 import rotated_dot
 
 
 @claim("06.ex1.positions_2_3", "Exercise 1: Q = K = [1,0] at positions 2 and 3, frequency 1: dot", "0.54030231")
-def _():
+def ex1_positions_2_3():
     return rotated_dot(2, 3)
 
 
 @claim("06.ex1.positions_9_10", "Exercise 1: the same at positions 9 and 10", "0.54030231")
-def _():
+def ex1_positions_9_10():
     return rotated_dot(9, 10)
 
 
 @claim("06.ex2.angles", "Exercise 2: d = 4 at position 1, the two angles (rad)", ("1", "0.01"), tolerance=1e-12)
-def _():
+def ex2_angles():
     return angle_table([1], pair_frequencies(4))[0]
 
 
 @claim("06.ex2.length", "Exercise 2: the length of [1,0,1,0] after rotation, sqrt 2", "1.41421356")
-def _():
+def ex2_length():
     return float(np.linalg.norm(rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1])))
 
 
 @claim("06.ex4.cache_reset", "Exercise 4a: the cache code that rotates the new query at position 0 gives [1, cos 1]/sqrt 2", ("0.70710678", "0.38205142"))
-def _():
+def ex4_cache_reset():
     from ..kv_cache import RotaryKVCache
 
     cache = RotaryKVCache(d=2)
@@ -38,7 +38,7 @@ def _():
 
 
 @claim("06.ex4.cache_fixed", "Exercise 4a answer: the new query at position 2 gives [cos 2, cos 1]/sqrt 2", ("-0.29426025", "0.38205142"))
-def _():
+def ex4_cache_fixed():
     from ..kv_cache import RotaryKVCache
 
     cache = RotaryKVCache(d=2)
@@ -47,5 +47,5 @@ def _():
 
 
 @claim("06.ex4.layout_fixed", "Exercise 4b answer: [1,2,3,4] at position 1 in the split-half layout", ("-1.98411065", "1.95990067", "2.46237790", "4.01979967"))
-def _():
+def ex4_layout_fixed():
     return rope_rotate(np.array([[1.0, 2.0, 3.0, 4.0]]), [1.0], layout="split_half")[0]

@@ -4,24 +4,7 @@ import numpy as np
 
 from ..rope import rope_rotate
 from ..sinusoidal import fixed_gap_scores, score_terms, sinusoidal_encoding
-from ._registry import claim
-
-
-def below(tolerance):
-    """Turn a computation of a float residual into "is it within ``tolerance``?" (a bool claim).
-
-    The residual itself (e.g. 3e-13) depends on the platform's sin/cos rounding; the truth
-    of "below the tolerance" does not, so notebook outputs stay the same on every machine.
-    """
-
-    def wrap(fn):
-        def within():
-            return bool(abs(fn()) <= tolerance)
-
-        within.residual = fn
-        return within
-
-    return wrap
+from ._registry import below, claim
 
 D = 64
 SEED = 7
@@ -41,46 +24,46 @@ def gap_scores():
 
 
 @claim("07.experiment.width", "The experiment's head width d", 64)
-def _():
+def experiment_width():
     return seeded_qk()[0].shape[0]
 
 
 @claim("07.experiment.gap", "The gap between the query and key positions", 2)
-def _():
+def experiment_gap():
     return GAP
 
 
 @claim("07.experiment.starts", "The four starts of the query", ("3", "10", "100", "4000"))
-def _():
+def experiment_starts():
     return STARTS
 
 
 @claim("07.rotary.value", "The rotary score at gap 2 (the same at every start)", "2.9014")
-def _():
+def rotary_value():
     return gap_scores()[0][0]
 
 
 @claim("07.rotary.spread", "Rotary scores at starts 3, 10, 100, 4000: largest minus smallest: below 1e-11", True)
 @below(1e-11)
-def _():
+def rotary_spread():
     rotary = gap_scores()[0]
     return float(rotary.max() - rotary.min())
 
 
 @claim("07.additive.scores", "Additive (sinusoidal) scores at starts 3, 10, 100, 4000", ("21.6566", "21.7020", "16.5754", "34.0631"))
-def _():
+def additive_scores():
     return gap_scores()[1]
 
 
 @claim("07.additive.spread", "Additive scores: largest minus smallest", "17.4877")
-def _():
+def additive_spread():
     additive = gap_scores()[1]
     return float(additive.max() - additive.min())
 
 
 @claim("07.terms.sum", "The four terms add up to the additive score: largest difference: below 1e-10", True)
 @below(1e-10)
-def _():
+def terms_sum():
     q, k = seeded_qk()
     rotary, additive = gap_scores()
     sums = [score_terms(q, k, m, m + GAP).sum() for m in STARTS]
@@ -88,7 +71,7 @@ def _():
 
 
 @claim("07.terms.content_constant", "q.k: the same at every start", "0.7795")
-def _():
+def terms_content_constant():
     q, k = seeded_qk()
     terms = np.array([score_terms(q, k, m, m + GAP)[0] for m in STARTS])
     assert np.ptp(terms) == 0
@@ -96,7 +79,7 @@ def _():
 
 
 @claim("07.terms.position_only", "P[m].P[m+2]: the same at every start (it depends on n - m only)", "28.3039")
-def _():
+def terms_position_only():
     q, k = seeded_qk()
     terms = np.array([score_terms(q, k, m, m + GAP)[3] for m in STARTS])
     assert np.ptp(terms) < 1e-10
@@ -104,33 +87,33 @@ def _():
 
 
 @claim("07.terms.cross_moves", "The two cross terms move with the start: spread of their sum", "17.4877")
-def _():
+def terms_cross_moves():
     q, k = seeded_qk()
     cross = np.array([score_terms(q, k, m, m + GAP)[1:3].sum() for m in STARTS])
     return float(np.ptp(cross))
 
 
 @claim("07.norm.position_vector", "Every sinusoidal position vector has length sqrt(d/2) = sqrt(32)", "5.65685425")
-def _():
+def norm_position_vector():
     norms = np.linalg.norm(sinusoidal_encoding(np.arange(5000), D), axis=1)
     assert np.ptp(norms) < 1e-10
     return norms[0]
 
 
 @claim("07.norm.q", "The length of q", "7.1389")
-def _():
+def norm_q():
     return float(np.linalg.norm(seeded_qk()[0]))
 
 
 @claim("07.norm.rotated", "Rotating q at starts 3, 10, 100, 4000 changes its length by: below 1e-12", True)
 @below(1e-12)
-def _():
+def norm_rotated():
     q = seeded_qk()[0]
     rotated = rope_rotate(np.tile(q, (len(STARTS), 1)), list(STARTS))
     return float(np.max(np.abs(np.linalg.norm(rotated, axis=1) - np.linalg.norm(q))))
 
 
 @claim("07.norm.added", "The length of q + P[m] at starts 3, 10, 100, 4000", ("8.4101", "7.9963", "8.3812", "9.1823"))
-def _():
+def norm_added():
     q = seeded_qk()[0]
     return np.linalg.norm(q + sinusoidal_encoding(list(STARTS), D), axis=1)

@@ -18,8 +18,8 @@ from ..scaling import (
     yarn_frequencies,
 )
 from ..sinusoidal import rotary_score
-from ._registry import claim
-from .nb07 import below, seeded_qk
+from ._registry import below, claim
+from .nb07 import seeded_qk
 
 # The running example: a 64-wide head trained on 2048 positions, stretched 4 times.
 D, BASE, TRAINED, FACTOR = 64, 10000.0, 2048, 4
@@ -62,13 +62,13 @@ def counts_by_ratio(ratio, s):
 # ---- linear interpolation ------------------------------------------------------------------
 
 @claim("09.linear.cache_s2", "Linear interpolation s = 2, the cache example: [cos1, cos0.5]/sqrt2", ("0.38205142", "0.62054458"))
-def _():
+def linear_cache_s2():
     return cache_scores(2, 2)
 
 
 @claim("09.linear.positions_equal_frequencies", "Positions m/s and frequencies omega/s give the same rotation (d = 64, s = 4): difference: below 1e-12", True)
 @below(1e-12)
-def _():
+def linear_positions_equal_frequencies():
     x = np.random.default_rng(9).normal(size=(3, 40, D))
     positions = np.arange(40) * 97.0
     by_position = rope_rotate(x, positions / FACTOR)
@@ -77,60 +77,60 @@ def _():
 
 
 @claim("09.linear.mixed_s", "Keys cached with s = 1, query with s = 2: the scores become", ("0.38205142", "0.70710678"))
-def _():
+def linear_mixed_s():
     return cache_scores(2, 1)
 
 
 @claim("09.linear.pair0_step", "Linear s = 4: pair 0 turns this much between neighbours (rad), was 1", "0.25", tolerance=1e-12)
-def _():
+def linear_pair0_step():
     return linear_frequencies(D, FACTOR)[0]
 
 
 @claim("09.unseen.none", "d 64 trained on 2048, run on 8192, no scaling: pairs meeting unseen angles", 11)
-def _():
+def unseen_none():
     return unseen_count("none")
 
 
 @claim("09.unseen.linear", "... with linear s = 4", 0)
-def _():
+def unseen_linear():
     return unseen_count("linear")
 
 
 # ---- NTK-aware and dynamic NTK -------------------------------------------------------------
 
 @claim("09.ntk.base", "NTK-aware base for d = 64, s = 4: theta * s^(d/(d-2))", "41829.4")
-def _():
+def ntk_base():
     return ntk_aware_base(D, FACTOR, BASE)
 
 
 @claim("09.ntk.ends", "NTK-aware: pair 0 keeps its frequency, the last pair is divided by s: ratios", ("1", "0.25"), tolerance=1e-12)
-def _():
+def ntk_ends():
     ratio = ntk_aware_frequencies(D, FACTOR) / pair_frequencies(D)
     return ratio[0], ratio[-1]
 
 
 @claim("09.ntk.pair1", "NTK-aware: pair 1 keeps this fraction of its frequency", "0.9563")
-def _():
+def ntk_pair1():
     return (ntk_aware_frequencies(D, FACTOR) / pair_frequencies(D))[1]
 
 
 @claim("09.unseen.ntk", "... with NTK-aware s = 4: pairs still meeting unseen angles", 10)
-def _():
+def unseen_ntk():
     return unseen_count("NTK-aware")
 
 
 @claim("09.dynamic.bases", "Dynamic NTK (s = 4, M = 2048): the base at 2048, 4096 and 8192 tokens", ("10000", "52664.43", "141213.76"))
-def _():
+def dynamic_bases():
     return [dynamic_ntk_base(D, FACTOR, n, TRAINED) for n in (2048, 4096, 8192)]
 
 
 @claim("09.unseen.dynamic", "... with dynamic NTK at 8192 tokens", 0)
-def _():
+def unseen_dynamic():
     return unseen_count("dynamic NTK")
 
 
 @claim("09.base_change.scores", "NTK-aware base: largest change of the seeded d = 64 score over distances 0-16", "2.9945")
-def _():
+def base_change_scores():
     q, k = seeded_qk()
     new_base = ntk_aware_base(D, FACTOR)
     return max(abs(rotary_score(q, k, 0, n, new_base) - rotary_score(q, k, 0, n)) for n in range(17))
@@ -139,52 +139,52 @@ def _():
 # ---- YaRN ----------------------------------------------------------------------------------
 
 @claim("09.yarn.range", "YaRN, d = 64, theta = 1e4, L = 2048: low and high", ("8", "21"), tolerance=0)
-def _():
+def yarn_range():
     return yarn_correction_range(64, 10000.0, 2048)
 
 
 @claim("09.yarn.counts", "YaRN s = 4: pairs unchanged, blended, divided by s", ("9", "12", "11"), tolerance=0)
-def _():
+def yarn_counts():
     inv, _ = yarn_frequencies(D, FACTOR, TRAINED)
     return counts_by_ratio(inv / pair_frequencies(D), FACTOR)
 
 
 @claim("09.yarn.attention_factor", "YaRN s = 4: attention factor 0.1 ln(s) + 1", "1.13862944")
-def _():
+def yarn_attention_factor_s4():
     return yarn_attention_factor(FACTOR)
 
 
 @claim("09.yarn.logit_scale", "... cos and sin both scaled, so logits scale by its square", "1.29647699")
-def _():
+def yarn_logit_scale():
     return yarn_attention_factor(FACTOR) ** 2
 
 
 @claim("09.unseen.yarn", "... with YaRN s = 4: pairs meeting unseen angles", 0)
-def _():
+def unseen_yarn():
     return unseen_count("YaRN")
 
 
 # ---- Llama 3 -------------------------------------------------------------------------------
 
 @claim("09.llama3.counts", "Llama 3, d = 128, theta = 5e5, s = 8, L = 8192: pairs unchanged, blended, divided by 8", ("29", "6", "29"), tolerance=0)
-def _():
+def llama3_counts():
     ratio = llama3_frequencies(128, 8, 500000.0) / pair_frequencies(128, 500000.0)
     return counts_by_ratio(ratio, 8)
 
 
 @claim("09.llama3.example_counts", "Llama 3's rule on the running example (d 64, L 2048, s 4): unchanged, blended, divided", ("16", "5", "11"), tolerance=0)
-def _():
+def llama3_example_counts():
     return counts_by_ratio(scaled_frequencies()["Llama 3"] / pair_frequencies(D), FACTOR)
 
 
 @claim("09.unseen.llama3", "... with Llama 3's rule: pairs meeting unseen angles", 0)
-def _():
+def unseen_llama3():
     return unseen_count("Llama 3")
 
 
 # ---- what it does not prove ----------------------------------------------------------------
 
 @claim("09.computable.far", "The seeded 07 rotary score at gap 2 is still computed at start 1,000,000", "2.9014")
-def _():
+def computable_far():
     q, k = seeded_qk()
     return rotary_score(q, k, 1_000_000, 1_000_002)

@@ -3,7 +3,7 @@
 How to add an exercise (notebooks 07-09 do it the same way as 06):
 
 1. In ``lessons/exercises/nbNN.py`` (one module per notebook; add the module name to
-   ``_MODULES`` below if it is new), register the exercise with a decorator:
+   ``MODULES`` below if it is new), register the exercise with a decorator:
 
    * a number or array the learner computes::
 
@@ -48,7 +48,7 @@ import os
 
 import numpy as np
 
-from .._modules import import_present
+from .._modules import import_all
 from ._spec import (
     _EXERCISES,
     MAX_ANSWER_SIZE,
@@ -62,11 +62,11 @@ from ._spec import (
     value_exercise,
 )
 
-_MODULES = ("nb06", "nb07", "nb08", "nb09")
+MODULES = ("nb06", "nb07", "nb08", "nb09")
 
 
 def _load() -> None:
-    import_present(__name__, _MODULES)
+    import_all(__name__, MODULES)
 
 
 def all_exercises(notebook: str | None = None) -> list[Exercise]:
