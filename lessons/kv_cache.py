@@ -33,7 +33,11 @@ def continuation_positions(cache_length, n_new=1) -> np.ndarray:
 def positions_from_attention_mask(attention_mask) -> np.ndarray:
     """Positions for left-padded batches as ``generate()`` builds them (``08``).
 
-    cumsum(mask) - 1, with padded slots set to 0: [0, 0, 1, 1, 1] -> [0, 0, 0, 1, 2].
+    ``attention_mask`` is [T] or [B, T] (1 = a real token, 0 = padding); the result has
+    the same shape. Each row counts its real tokens from 0: cumsum(mask) - 1, and the
+    padded slots are filled with 1, as transformers does
+    (``position_ids.masked_fill_(attention_mask == 0, 1)``): [0, 0, 1, 1, 1] -> [1, 1, 0, 1, 2].
+    A padded slot is masked out of attention, so its value changes no score.
     """
     mask = np.asarray(attention_mask)
     if mask.ndim not in (1, 2) or not np.isin(mask, (0, 1)).all():
@@ -41,8 +45,9 @@ def positions_from_attention_mask(attention_mask) -> np.ndarray:
             "attention_mask must be a 1-D or 2-D array of 0s and 1s; got "
             f"{_describe(attention_mask)}"
         )
-    positions = np.cumsum(mask, axis=-1) - 1
-    return np.where(mask == 0, 0, positions).astype(np.int64)
+    positions = np.cumsum(mask, axis=-1, dtype=np.int64) - 1
+    positions[mask == 0] = 1
+    return positions
 
 
 class RotaryKVCache:

@@ -582,16 +582,32 @@ def test_continuation_positions_are_arange_plus_cache_length(cache_len, new):
     np.testing.assert_array_equal(continuation_positions(cache_len, new), hf_cache_position(cache_len, new))
 
 
+def hf_generate_position_ids(attention_mask):
+    """transformers' generate(): ``position_ids = attention_mask.long().cumsum(-1) - 1`` then
+    ``position_ids.masked_fill_(attention_mask == 0, 1)``, transcribed to numpy."""
+    attention_mask = np.asarray(attention_mask)
+    position_ids = attention_mask.astype(np.int64).cumsum(-1) - 1
+    return np.where(attention_mask == 0, 1, position_ids)
+
+
 def test_left_padding_positions():
-    np.testing.assert_array_equal(positions_from_attention_mask([0, 0, 1, 1, 1]), [0, 0, 0, 1, 2])
-    mask = np.array([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1]])
+    # the padded slots hold 1, as in generate() (they are masked out of attention)
+    np.testing.assert_array_equal(positions_from_attention_mask([0, 0, 1, 1, 1]), [1, 1, 0, 1, 2])
+    mask = np.array([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1], [0, 0, 0, 0, 1]])
     positions = positions_from_attention_mask(mask)
-    np.testing.assert_array_equal(positions, [[0, 0, 0, 1, 2], [0, 1, 2, 3, 4], [0, 0, 1, 2, 3]])
-    # generate()'s own form: cumsum - 1, then the padded slots filled with a placeholder (they
-    # are masked out of attention, so its value never reaches a score); the real tokens agree.
-    hf = mask.cumsum(-1) - 1
-    hf[mask == 0] = 1
-    np.testing.assert_array_equal(positions[mask == 1], hf[mask == 1])
+    assert positions.shape == (4, 5) and positions.dtype == np.int64
+    np.testing.assert_array_equal(
+        positions, [[1, 1, 0, 1, 2], [0, 1, 2, 3, 4], [1, 0, 1, 2, 3], [1, 1, 1, 1, 0]]
+    )
+    np.testing.assert_array_equal(positions, hf_generate_position_ids(mask))
+    rng = np.random.default_rng(8)
+    lengths = rng.integers(1, 17, size=6)
+    random_mask = (np.arange(16)[None, :] >= 16 - lengths[:, None]).astype(int)  # left padded
+    np.testing.assert_array_equal(
+        positions_from_attention_mask(random_mask), hf_generate_position_ids(random_mask)
+    )
+    # a boolean mask works the same way
+    np.testing.assert_array_equal(positions_from_attention_mask(mask.astype(bool)), positions)
 
 
 def test_cache_step_by_step_equals_one_pass_and_meta_slices():
