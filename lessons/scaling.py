@@ -10,6 +10,9 @@ returns the per-pair frequencies (``inv_freq``) in float64, and YaRN also its at
 * YaRN: a per-pair ramp between keeping a pair (fast pairs) and dividing it by s
   (slow pairs), plus an attention temperature 0.1 ln(s) + 1 applied to cos and sin.
 * Llama 3: pairs with short wavelengths kept, long ones divided by s, a smooth blend between.
+* LongRoPE (Phi-3): every pair divided by its own searched factor, one list of factors up to
+  the trained length and another beyond it, plus an attention factor
+  sqrt(1 + ln(s) / ln(L)) applied to cos and sin.
 
 Changing the base or the frequencies makes a different model: it must be the one the
 weights were trained (or fine-tuned) with.
@@ -21,7 +24,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_at_least, check_positive, check_width
+from ._checks import as_float_array, check_at_least, check_positive, check_width
 from .frequencies import DEFAULT_BASE, pair_frequencies
 
 
@@ -149,6 +152,63 @@ def llama3_frequencies(
     out = np.where(wavelen > L / a, inv / factor, inv)
     medium = (wavelen >= L / b) & (wavelen <= L / a)
     return np.where(medium, blended, out)
+
+
+def longrope_frequencies(
+    d,
+    short_factor,
+    long_factor,
+    seq_len,
+    original_max_position_embeddings,
+    base=DEFAULT_BASE,
+    *,
+    max_position_embeddings=None,
+    factor=None,
+    attention_factor=None,
+) -> tuple[np.ndarray, float]:
+    """LongRoPE (Phi-3): ``(inv_freq, attention_factor)`` for a sequence of ``seq_len`` tokens (``09``).
+
+    Each pair has its own rescale factor: inv_freq[i] = omega_i / short_factor[i] while
+    ``seq_len`` <= L (``original_max_position_embeddings``, the trained length), and
+    omega_i / long_factor[i] beyond it. The factors (d/2 of each) were searched for, not
+    computed; a model's config lists them.
+
+    The attention factor is ``attention_factor`` when given, else sqrt(1 + ln(s) / ln(L))
+    (1 when s <= 1), with s = ``factor`` or, when ``factor`` is not given,
+    ``max_position_embeddings`` / L (Phi-3's configs give only the two lengths; when both
+    are given, ``factor`` wins, as in transformers). Like YaRN's, it multiplies cos and sin.
+    """
+    d = check_width(d, "d")
+    base = check_positive(base, "base")
+    seq_len = check_positive(seq_len, "seq_len")
+    L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
+    rescale = {}
+    for name, value in (("short_factor", short_factor), ("long_factor", long_factor)):
+        value = as_float_array(value, name).astype(np.float64, copy=False)
+        if value.shape != (d // 2,) or np.any(value <= 0):
+            raise ValueError(
+                f"{name} must hold d/2 = {d // 2} positive numbers, one per pair; "
+                f"got shape {value.shape}" + (" with a value <= 0" if np.any(value <= 0) else "")
+            )
+        rescale[name] = value
+    if factor is None:
+        if max_position_embeddings is None:
+            raise ValueError(
+                "give factor, or max_position_embeddings for factor = "
+                "max_position_embeddings / original_max_position_embeddings"
+            )
+        factor = check_positive(max_position_embeddings, "max_position_embeddings") / L
+    factor = check_positive(factor, "factor")
+    if attention_factor is None:
+        if factor > 1 and L <= 1:
+            raise ValueError(
+                "original_max_position_embeddings must be greater than 1 for the default "
+                f"attention factor sqrt(1 + ln(s) / ln(L)); got {L}"
+            )
+        attention_factor = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(L))
+    attention_factor = check_positive(attention_factor, "attention_factor")
+    per_pair = rescale["long_factor"] if seq_len > L else rescale["short_factor"]
+    return pair_frequencies(d, base) / per_pair, attention_factor
 
 
 def ntk_aware_base(d, factor, base=DEFAULT_BASE) -> float:

@@ -43,6 +43,7 @@ from lessons.scaling import (  # noqa: E402
     dynamic_ntk_frequencies,
     linear_frequencies,
     llama3_frequencies,
+    longrope_frequencies,
     yarn_frequencies,
 )
 
@@ -361,6 +362,43 @@ def test_llama3_frequencies(d, base, factor, a, b, L):
     assert attention_factor == 1.0
     # the float32 smooth factor blends omega and omega / s: as for YaRN, up to (s - 1) * 2u more
     inv_freq_rel_error(inv_freq, ours, INV_RTOL + (factor - 1) * 2 * U32)
+
+
+LONGROPE_CASES = [
+    dict(d=96, base=1e4, L=4096, M=131072),  # Phi-3-mini-128k's lengths: s = 32 from M / L
+    dict(d=96, base=1e4, L=4096, M=131072, factor=16.0),  # an explicit factor wins
+    dict(d=64, base=5e5, L=2048, M=8192, attention_factor=1.3),
+]
+
+
+def longrope_factors(d, seed):
+    rng = np.random.default_rng(seed)
+    return 1.0 + 0.1 * rng.random(d // 2), np.sort(1.0 + 40.0 * rng.random(d // 2))
+
+
+@pytest.mark.parametrize("case", LONGROPE_CASES)
+def test_longrope_frequencies_and_attention_factor(case):
+    d, L = case["d"], case["L"]
+    short, long = longrope_factors(d, seed=d)
+    extra = {k: case[k] for k in ("factor", "attention_factor") if k in case}
+    params = {
+        "rope_type": "longrope",
+        "rope_theta": case["base"],
+        "short_factor": [float(v) for v in short],
+        "long_factor": [float(v) for v in long],
+        "original_max_position_embeddings": L,
+        **extra,
+    }
+    config = llama_config(d, params, case["M"])
+    for seq_len in (None, 1, L, L + 1, case["M"]):
+        inv_freq, attention_factor = ROPE_INIT_FUNCTIONS["longrope"](config, seq_len=seq_len)
+        ours, our_factor = longrope_frequencies(
+            d, short, long, seq_len or 1, L, case["base"], max_position_embeddings=case["M"], **extra
+        )
+        # their factors are float32: one more rounding of each
+        inv_freq_rel_error(inv_freq, ours, INV_RTOL + 2 * U32)
+        assert our_factor == pytest.approx(attention_factor, rel=1e-15, abs=0)
+        assert (seq_len or 0) <= L or np.allclose(ours, pair_frequencies(d, case["base"]) / long)
 
 
 # =============================================================================================

@@ -22,6 +22,7 @@ from lessons.scaling import (
     dynamic_ntk_base,
     linear_frequencies,
     llama3_frequencies,
+    longrope_frequencies,
     yarn_frequencies,
 )
 from lessons.sinusoidal import sinusoidal_encoding
@@ -189,6 +190,35 @@ def test_llama3_frequency_factors_in_the_wrong_order():
         ValueError, match=esc("high_freq_factor must be greater than low_freq_factor; got 1.0 and 4.0")
     ):
         llama3_frequencies(128, 8.0, low_freq_factor=4.0, high_freq_factor=1.0)
+
+
+def test_longrope_inputs():
+    short, long = np.ones(4), np.full(4, 2.0)
+    with pytest.raises(
+        ValueError, match=esc("long_factor must hold d/2 = 4 positive numbers, one per pair; got shape (3,)")
+    ):
+        longrope_frequencies(8, short, [1.0, 2.0, 3.0], 10, 100, factor=2.0)
+    with pytest.raises(
+        ValueError,
+        match=esc(
+            "short_factor must hold d/2 = 4 positive numbers, one per pair; got shape (4,) with a value <= 0"
+        ),
+    ):
+        longrope_frequencies(8, [1.0, 0.0, 1.0, 1.0], long, 10, 100, factor=2.0)
+    with pytest.raises(
+        ValueError,
+        match=esc(
+            "give factor, or max_position_embeddings for factor = "
+            "max_position_embeddings / original_max_position_embeddings"
+        ),
+    ):
+        longrope_frequencies(8, short, long, 10, 100)
+    with pytest.raises(ValueError, match=esc("seq_len must be a finite number greater than 0; got 0.0")):
+        longrope_frequencies(8, short, long, 0, 100, factor=2.0)
+    with pytest.raises(
+        ValueError, match=esc("attention_factor must be a finite number greater than 0; got -1.0")
+    ):
+        longrope_frequencies(8, short, long, 10, 100, factor=2.0, attention_factor=-1.0)
 
 
 def test_dynamic_ntk_needs_width_four():

@@ -24,6 +24,7 @@ from lessons.scaling import (
     dynamic_ntk_frequencies,
     linear_frequencies,
     llama3_frequencies,
+    longrope_frequencies,
     yarn_attention_factor,
     yarn_correction_range,
     yarn_frequencies,
@@ -564,6 +565,81 @@ def test_llama3_worked_example_pairs_0_28_kept_29_34_blended_35_63_divided():
     assert_rel_close(ratio[:29], np.ones(29), 1e-14)
     assert np.all((ratio[29:35] < 1 - 1e-6) & (ratio[29:35] > 1 / 8 + 1e-6))
     assert_rel_close(ratio[35:], np.full(29, 1 / 8), 1e-14)
+
+
+def hf_longrope_parameters(rope_parameters, max_position_embeddings, dim, seq_len=None):
+    """``_compute_longrope_parameters`` (transformers 5.x) with the config read from a dict."""
+    base = rope_parameters["rope_theta"]
+    long_factor = rope_parameters["long_factor"]
+    short_factor = rope_parameters["short_factor"]
+    factor = rope_parameters.get("factor")
+    attention_factor = rope_parameters.get("attention_factor")
+    original_max_position_embeddings = rope_parameters["original_max_position_embeddings"]
+    if factor is None:
+        factor = max_position_embeddings / original_max_position_embeddings
+    if attention_factor is None:
+        if factor <= 1.0:
+            attention_factor = 1.0
+        else:
+            attention_factor = math.sqrt(1 + math.log(factor) / math.log(original_max_position_embeddings))
+    if seq_len and seq_len > original_max_position_embeddings:
+        ext_factors = np.array(long_factor, dtype=np.float64)
+    else:
+        ext_factors = np.array(short_factor, dtype=np.float64)
+    inv_freq_shape = np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim
+    inv_freq = 1.0 / (ext_factors * base**inv_freq_shape)
+    return inv_freq, attention_factor
+
+
+def longrope_case(d, seed):
+    """Short factors near 1, long ones growing with the pair (Phi-3's factors look like this)."""
+    rng = np.random.default_rng(seed)
+    short = 1.0 + 0.1 * rng.random(d // 2)
+    long = np.sort(1.0 + 40.0 * rng.random(d // 2))
+    return short, long
+
+
+@pytest.mark.parametrize(
+    ("d", "base", "L", "M", "factor", "attention_factor"),
+    [
+        (96, 1e4, 4096, 131072, None, None),  # Phi-3-mini-128k: s = 131072 / 4096 = 32
+        (96, 1e4, 4096, 131072, 16.0, None),  # an explicit factor wins over M / L
+        (64, 5e5, 2048, 8192, None, 1.3),  # an explicit attention factor
+        (8, 1e4, 100, 100, None, None),  # s = 1: attention factor 1
+    ],
+)
+@pytest.mark.parametrize("seq_len", ["short", "at L", "long"])
+def test_longrope_frequencies_and_attention_factor(d, base, L, M, factor, attention_factor, seq_len):
+    short, long = longrope_case(d, seed=d)
+    n = {"short": L // 3, "at L": L, "long": L + 1}[seq_len]
+    params = {
+        "rope_theta": base,
+        "short_factor": list(short),
+        "long_factor": list(long),
+        "original_max_position_embeddings": L,
+    }
+    if factor is not None:
+        params["factor"] = factor
+    if attention_factor is not None:
+        params["attention_factor"] = attention_factor
+    ref_inv, ref_factor = hf_longrope_parameters(params, M, d, seq_len=n)
+    inv, af = longrope_frequencies(
+        d, short, long, n, L, base,
+        max_position_embeddings=M, factor=factor, attention_factor=attention_factor,
+    )
+    assert_rel_close(inv, ref_inv, 1e-14)
+    assert af == pytest.approx(ref_factor, rel=1e-15, abs=0)
+    per_pair = long if seq_len == "long" else short  # long factors only beyond L
+    assert_rel_close(inv, pair_frequencies(d, base) / per_pair, 1e-15)
+
+
+def test_longrope_phi3_attention_factor_value():
+    # s = 32, L = 4096: sqrt(1 + ln 32 / ln 4096) = sqrt(1 + 5/12)
+    short, long = longrope_case(96, seed=1)
+    _, af = longrope_frequencies(96, short, long, 10, 4096, max_position_embeddings=131072)
+    assert af == pytest.approx(math.sqrt(17 / 12), rel=1e-15)
+    _, af16 = longrope_frequencies(96, short, long, 10, 4096, max_position_embeddings=131072, factor=16.0)
+    assert af16 == pytest.approx(math.sqrt(1 + 4 / 12), rel=1e-15)
 
 
 # =============================================================================================
