@@ -1,0 +1,349 @@
+"""The house style of the course's figures: one size, one set of font sizes, legends off the data.
+
+Every picture of the course is read in JupyterLab at 100% zoom, where a figure is shown at
+its natural size (one PNG pixel = one CSS pixel) unless it is wider than the notebook's
+output area, which shrinks it. Text of ``p`` points in a figure of ``dpi`` dots per inch is
+``p * dpi / 72`` pixels tall there. The numbers below are chosen so that every text of every
+figure is at least :data:`MIN_TEXT_PX` pixels on screen:
+
+=====================  ==========  ================================================
+name                   value       what it is
+=====================  ==========  ================================================
+``DPI``                100         dots per inch of every figure (and its PNG)
+``FIGURE_WIDTH``       8.0 in      default width: 800 px, fits any JupyterLab window
+``FIGURE_HEIGHT``      4.0 in      default height of one row of panels
+``MAX_FIGURE_WIDTH``   10.0 in     widest figure (1000 px); wider ones get shrunk
+``FONT_SIZE``          11 pt       axis labels and text in the axes (15 px)
+``TITLE_SIZE``         12 pt       axes titles; ``figure.titlesize`` is one more
+``SMALL_FONT_SIZE``    10 pt       tick labels, legends, value labels (14 px)
+``MIN_FONT_SIZE``      8 pt        the smallest text a figure may use (11 px)
+``MIN_TEXT_PX``        10 px       the smallest text the browser check accepts on
+                                   screen, after any shrinking by the page
+=====================  ==========  ================================================
+
+Where labels and legends go: titles, axis labels and units on every axes; labels inside
+the axes and clear of the lines they name; a legend never on the data — outside the axes
+(:func:`legend_outside`) unless an empty corner is certain. No text may cross the edge of
+the figure or be cut by the axes.
+
+How it is applied:
+
+* ``import lessons.figures`` calls :func:`apply`, which updates ``matplotlib.rcParams``
+  with :data:`STYLE` (sizes, fonts, legend defaults) and nothing else;
+* a figure helper makes its figure with :func:`new_figure` (house size, dpi and
+  constrained layout) and puts a legend off the data with :func:`legend_outside`;
+* :func:`text_report` draws a figure and lists every text as drawn (its size in pixels,
+  whether it crosses the figure's edge or is cut by its clip box); :func:`check_readable`
+  raises ``AssertionError`` naming each text that breaks the style — for the figure
+  modules' tests. The browser check (``tools/check_in_jupyterlab.py``) stores the same
+  report in every PNG the kernel writes and fails a figure whose text is shown below
+  :data:`MIN_TEXT_PX` or is clipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+
+import matplotlib as mpl
+import matplotlib.image
+
+DPI = 100
+FIGURE_WIDTH = 8.0
+FIGURE_HEIGHT = 4.0
+MAX_FIGURE_WIDTH = 10.0
+FONT_SIZE = 11
+TITLE_SIZE = 12
+SMALL_FONT_SIZE = 10
+MIN_FONT_SIZE = 8
+MIN_TEXT_PX = 10.0
+CLIP_TOLERANCE_PX = 1.0  # a text may touch an edge by this much (anti-aliasing), not cross it
+
+# The key under which a PNG written by an instrumented kernel holds its text report.
+PNG_TEXT_KEY = "lessons-figure-text"
+
+STYLE: dict[str, object] = {
+    "figure.figsize": (FIGURE_WIDTH, FIGURE_HEIGHT),
+    "figure.dpi": DPI,
+    "savefig.dpi": "figure",
+    "font.size": FONT_SIZE,
+    "axes.titlesize": TITLE_SIZE,
+    "axes.labelsize": FONT_SIZE,
+    "figure.titlesize": TITLE_SIZE + 1,
+    "xtick.labelsize": SMALL_FONT_SIZE,
+    "ytick.labelsize": SMALL_FONT_SIZE,
+    "legend.fontsize": SMALL_FONT_SIZE,
+    "legend.title_fontsize": SMALL_FONT_SIZE,
+    "legend.loc": "best",
+    "legend.framealpha": 0.9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.8,
+}
+
+
+def apply() -> None:
+    """Put :data:`STYLE` into ``matplotlib.rcParams`` (done once by ``import lessons.figures``)."""
+    mpl.rcParams.update(STYLE)
+
+
+def pixels(points: float, dpi: float = DPI) -> float:
+    """The height in screen pixels of ``points``-point text in a figure of ``dpi`` shown at 100%."""
+    return float(points) * float(dpi) / 72.0
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None, height: float | None = None,
+               **subplots_kw):
+    """A figure in the house style: ``(fig, axes)`` as ``plt.subplots`` returns them.
+
+    ``width`` defaults to :data:`FIGURE_WIDTH` (:data:`MAX_FIGURE_WIDTH` at most);
+    ``height`` to :data:`FIGURE_HEIGHT` per row of panels. The layout is constrained, so
+    titles, labels and an outside legend get room; other keywords go to ``plt.subplots``.
+    """
+    import matplotlib.pyplot as plt
+
+    width = FIGURE_WIDTH if width is None else float(width)
+    if not 0 < width <= MAX_FIGURE_WIDTH:
+        raise ValueError(f"width must be in (0, {MAX_FIGURE_WIDTH}] inches; got {width}")
+    height = FIGURE_HEIGHT * nrows if height is None else float(height)
+    if height <= 0:
+        raise ValueError(f"height must be positive (inches); got {height}")
+    subplots_kw.setdefault("layout", "constrained")
+    subplots_kw.setdefault("dpi", DPI)
+    return plt.subplots(nrows, ncols, figsize=(width, height), **subplots_kw)
+
+
+def legend_outside(ax, *, where: str = "right", **legend_kw):
+    """A legend beside the axes (``where="right"``) or under it (``"below"``), never on the data.
+
+    Returns the legend. With a constrained layout (:func:`new_figure`) the figure makes room.
+    """
+    if where == "right":
+        placement = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
+    elif where == "below":
+        handles, _ = ax.get_legend_handles_labels()
+        placement = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.18), "borderaxespad": 0.0,
+                     "ncols": max(1, min(3, len(handles)))}
+    else:
+        raise ValueError(f"where must be 'right' or 'below'; got {where!r}")
+    return ax.legend(**{**placement, **legend_kw})
+
+
+@dataclass(frozen=True)
+class DrawnText:
+    """One text as drawn: its string, size, place (pixels, origin bottom left) and problems."""
+
+    text: str
+    points: float
+    pixels: float
+    extent: tuple[float, float, float, float]  # x0, y0, x1, y1 in figure pixels
+    outside_figure: bool
+    cut_by_axes: bool
+
+
+@dataclass
+class TextReport:
+    """Every text of a figure as drawn at ``dpi`` on a ``width`` x ``height`` pixel canvas."""
+
+    dpi: float
+    width: float
+    height: float
+    texts: list[DrawnText] = field(default_factory=list)
+
+    @property
+    def smallest(self) -> DrawnText | None:
+        """The text drawn smallest (None for a figure without text)."""
+        return min(self.texts, key=lambda t: t.pixels, default=None)
+
+    @property
+    def clipped(self) -> list[DrawnText]:
+        """The texts that cross the figure's edge or are cut by their axes."""
+        return [t for t in self.texts if t.outside_figure or t.cut_by_axes]
+
+    def problems(self, scale: float = 1.0, min_px: float = MIN_TEXT_PX) -> list[str]:
+        """What breaks the house style when the figure is shown at ``scale`` (1.0 = natural size)."""
+        found = []
+        for t in self.texts:
+            if t.pixels * scale < min_px - 1e-9:
+                found.append(f"text {t.text!r} is {t.pixels * scale:.1f} px on screen ({t.points:g} pt at "
+                             f"{self.dpi:g} dpi, shown at {scale:.0%}); minimum {min_px:g} px")
+        for t in self.clipped:
+            where = "crosses the edge of the figure" if t.outside_figure else "is cut by its axes"
+            found.append(f"text {t.text!r} {where}")
+        return found
+
+    def to_json(self) -> str:
+        """The report as JSON (what the browser check stores in a PNG under :data:`PNG_TEXT_KEY`)."""
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: str) -> TextReport:
+        """Read a report written by :meth:`to_json`."""
+        raw = json.loads(data)
+        texts = [DrawnText(**{**t, "extent": tuple(t["extent"])}) for t in raw.pop("texts")]
+        return cls(**raw, texts=texts)
+
+
+_recording: list[list] = []
+
+
+def _record_draw_text(original):
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        if _recording and str(s).strip():
+            _recording[-1].append((self, gc, x, y, s, prop, angle, ismath, mtext))
+        return original(self, gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+    draw_text.__wrapped__ = original
+    return draw_text
+
+
+@contextmanager
+def _recording_texts() -> Iterator[list]:
+    """While active, every ``RendererAgg.draw_text`` call is recorded (and still drawn)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    calls: list = []
+    original = RendererAgg.draw_text
+    RendererAgg.draw_text = _record_draw_text(original)
+    _recording.append(calls)
+    try:
+        yield calls
+    finally:
+        _recording.pop()
+        RendererAgg.draw_text = original
+
+
+def _clip_extent(gc):
+    """The clip box of a graphics context as (x0, y0, x1, y1), or None."""
+    boxes = []
+    rect = gc.get_clip_rectangle()
+    if rect is not None:
+        boxes.append(rect.extents)
+    path, affine = gc.get_clip_path()
+    if path is not None:
+        boxes.append(path.get_extents(affine).extents)
+    if not boxes:
+        return None
+    return (max(b[0] for b in boxes), max(b[1] for b in boxes),
+            min(b[2] for b in boxes), min(b[3] for b in boxes))
+
+
+def _report_from_calls(calls, dpi: float, width: float, height: float) -> TextReport:
+    report = TextReport(dpi=float(dpi), width=float(width), height=float(height))
+    seen: set[int] = set()
+    tol = CLIP_TOLERANCE_PX
+    for renderer, gc, x, y, s, prop, angle, ismath, mtext in calls:
+        if mtext is not None:
+            if id(mtext) in seen:
+                continue
+            seen.add(id(mtext))
+            text = mtext.get_text()
+            extent = tuple(float(v) for v in mtext.get_window_extent(renderer).extents)
+            clip_on = mtext.get_clip_on()
+        else:
+            text = s
+            w, h, d = renderer.get_text_width_height_descent(s, prop, ismath=ismath)
+            if round(angle) % 180 == 90:
+                w, h = h, w
+            extent = (float(x), float(y) - d, float(x) + w, float(y) + h - d)
+            clip_on = True
+        points = float(prop.get_size_in_points())
+        outside = (extent[0] < -tol or extent[1] < -tol
+                   or extent[2] > width + tol or extent[3] > height + tol)
+        box = _clip_extent(gc) if clip_on else None
+        cut = box is not None and (extent[0] < box[0] - tol or extent[1] < box[1] - tol
+                                   or extent[2] > box[2] + tol or extent[3] > box[3] + tol)
+        report.texts.append(DrawnText(text=str(text), points=points, pixels=pixels(points, dpi),
+                                      extent=extent, outside_figure=bool(outside), cut_by_axes=bool(cut)))
+    return report
+
+
+def text_report(fig) -> TextReport:
+    """Draw ``fig`` at its own dpi and report every text as drawn (the texts a reader sees).
+
+    Only texts that are drawn count (tick labels outside the view and invisible or empty
+    texts do not). The figure keeps its canvas.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas
+    agg = canvas if isinstance(canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    try:
+        with _recording_texts() as calls:
+            agg.draw()
+        renderer = agg.get_renderer()
+        return _report_from_calls(calls, fig.dpi, renderer.width, renderer.height)
+    finally:
+        if agg is not canvas:
+            fig.set_canvas(canvas)
+
+
+def check_readable(fig, *, scale: float = 1.0) -> TextReport:
+    """Raise ``AssertionError`` naming every text of ``fig`` that is too small or clipped.
+
+    ``scale`` is how much the page shrinks the figure (1.0: shown at natural size). Returns
+    the :class:`TextReport` when the figure keeps the house style.
+    """
+    report = text_report(fig)
+    found = report.problems(scale)
+    if found:
+        raise AssertionError("figure breaks the house style:\n  " + "\n  ".join(found))
+    return report
+
+
+def record_text_in_png() -> None:
+    """Make every PNG that matplotlib's Agg canvas writes carry its :class:`TextReport`.
+
+    For the browser check only: it runs this in the kernels it starts, then reads the
+    report back from each picture on the page (inline figures, animation frames, slider
+    pictures). It replaces ``FigureCanvasAgg.print_png`` for the rest of the process.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if getattr(FigureCanvasAgg.print_png, "_records_text", False):
+        return
+
+    def print_png(self, filename_or_obj, *, metadata=None, pil_kwargs=None, **_print_figure_kwargs):
+        # print_figure passes dpi, facecolor, ... to a print method outside matplotlib; the
+        # figure already holds them when it is drawn, as for matplotlib's own print_png.
+        with _recording_texts() as calls:
+            FigureCanvasAgg.draw(self)
+        renderer = self.get_renderer()
+        report = _report_from_calls(calls, self.figure.dpi, renderer.width, renderer.height)
+        metadata = {**(metadata or {}), PNG_TEXT_KEY: report.to_json()}
+        mpl.image.imsave(filename_or_obj, self.buffer_rgba(), format="png", origin="upper",
+                         dpi=self.figure.dpi, metadata=metadata, pil_kwargs=pil_kwargs)
+
+    print_png._records_text = True
+    FigureCanvasAgg.print_png = print_png
+
+
+def png_text_report(png: bytes) -> TextReport | None:
+    """The :class:`TextReport` stored in a PNG by :func:`record_text_in_png`, or None."""
+    import struct
+    import zlib
+
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos = 8
+    while pos + 8 <= len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        body = png[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind in (b"tEXt", b"zTXt", b"iTXt"):
+            key, _, value = body.partition(b"\0")
+            if key.decode("latin-1") != PNG_TEXT_KEY:
+                continue
+            if kind == b"zTXt":
+                value = zlib.decompress(value[1:])
+            elif kind == b"iTXt":
+                compressed, value = value[0], value[2:]
+                value = value.split(b"\0", 2)[2]
+                if compressed:
+                    value = zlib.decompress(value)
+            return TextReport.from_json(value.decode("utf-8" if kind == b"iTXt" else "latin-1"))
+        if kind == b"IEND":
+            break
+    return None
