@@ -1,10 +1,11 @@
-"""Claims of notebook 08: layouts, caches and five silent failures."""
+"""Claims of notebook 08: layouts, caches and seven silent failures."""
 
 import numpy as np
 
 from ..attention import softmax
 from ..frequencies import pair_frequencies
-from ..kv_cache import RotaryKVCache
+from ..kv_cache import RotaryKVCache, positions_from_attention_mask
+from ..precision import angles_in, positions_rounding_to, rotate_with_angles, to_bfloat16, to_float16
 from ..rope import (
     apply_rope,
     interleaved_to_split_half_permutation,
@@ -39,11 +40,33 @@ def projected_scores(w_q, w_k, layout, positions=None, seed=8):
     return q @ k.T / np.sqrt(q.shape[-1])
 
 
-def read(positions, *, rotate_v=False, k_layout="interleaved", base=10000.0, key_twice=False):
-    """Scores and output of the seeded head, with one of the mistakes switched on."""
+def read(
+    positions,
+    *,
+    rotate_v=False,
+    k_layout=None,
+    base=10000.0,
+    key_twice=False,
+    layout="interleaved",
+    sign=1.0,
+    angle_dtype=None,
+    rotary_dim=None,
+):
+    """Scores and output of the seeded head, with one of the mistakes switched on.
+
+    ``layout`` rotates both q and k with that layout (a checkpoint trained interleaved run in
+    split-half code), ``sign=-1`` turns both the other way, ``angle_dtype`` computes the angles
+    in a low precision, ``rotary_dim`` rotates only the first dims.
+    """
     q, k, v = seeded_heads()
-    qr = rope_rotate(q, positions, base=base)
-    kr = rope_rotate(k, positions, layout=k_layout, base=base)
+    positions = sign * np.asarray(positions, dtype=np.float64)
+    if angle_dtype is not None:
+        angles = angles_in(angle_dtype, positions, q.shape[-1])
+        qr, kr = rotate_with_angles(q, angles), rotate_with_angles(k, angles)
+    else:
+        qr = rope_rotate(q, positions, base=base, layout=layout, rotary_dim=rotary_dim)
+        kr = rope_rotate(k, positions, layout=k_layout or layout,
+                         base=base, rotary_dim=rotary_dim)
     if key_twice:
         kr = rope_rotate(kr, positions, base=base)
     v = rope_rotate(v, positions) if rotate_v else v
@@ -51,20 +74,25 @@ def read(positions, *, rotate_v=False, k_layout="interleaved", base=10000.0, key
     return scores, softmax(scores) @ v
 
 
-def shift_change(**mistake):
+def shift_change(start=0, **mistake):
     """The shift check: the largest change of scores and output when every position moves by 5."""
-    positions = np.arange(6)
+    positions = np.arange(6) + start
     s0, o0 = read(positions, **mistake)
     s1, o1 = read(positions + SHIFT, **mistake)
     return max(float(np.max(np.abs(s1 - s0))), float(np.max(np.abs(o1 - o0))))
 
 
-def correct_change(**mistake):
-    """Largest change of scores and output against the correct read."""
-    positions = np.arange(6)
-    s0, o0 = read(positions)
+def correct_change(start=0, reference=None, **mistake):
+    """Largest change of scores and output against the correct read (``reference``: its settings)."""
+    positions = np.arange(6) + start
+    s0, o0 = read(positions, **(reference or {}))
     s1, o1 = read(positions, **mistake)
     return max(float(np.max(np.abs(s1 - s0))), float(np.max(np.abs(o1 - o0))))
+
+
+# The partial-rotary checkpoint of failure 7: the first 4 of 8 dims rotate (rotary_pct 0.5).
+PARTIAL = {"rotary_dim": 4}
+LOW_PRECISION_START = 4090
 
 
 def two_key_cache():
@@ -227,3 +255,190 @@ def pitfall5_change():
 @below(1e-12)
 def pitfall5_shift_blind():
     return shift_change(base=500000.0)
+
+
+# ---- the layout bug and the shift check ----------------------------------------------------
+
+@claim("08.weights.shift_blind", "Interleaved-trained weights run by split-half code: the shift check (all positions + 5) moves the scores by: below 1e-12", True)
+@below(1e-12)
+def weights_shift_blind():
+    _, w_q, w_k = seeded_projection()
+    at_0 = projected_scores(w_q, w_k, "split_half", np.arange(6))
+    shifted = projected_scores(w_q, w_k, "split_half", np.arange(6) + SHIFT)
+    return float(np.max(np.abs(shifted - at_0)))
+
+
+# ---- per-head weight permutation -----------------------------------------------------------
+
+N_HEADS, HEAD_D, D_MODEL = 2, 4, 16
+
+
+def two_head_weights(seed=11):
+    """Tokens [6, 16] and q/k projections in PyTorch's [out, in] layout for 2 heads of width 4."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(6, D_MODEL))
+    w_q, w_k = rng.normal(size=(2, N_HEADS * HEAD_D, D_MODEL)) / 4
+    return x, w_q, w_k
+
+
+def permute_rows_per_head(w, n_heads):
+    """Meta -> Hugging Face: view [n_heads, d/2, 2, d_model], swap the middle axes, reshape back."""
+    out, d_model = w.shape
+    return w.reshape(n_heads, out // n_heads // 2, 2, d_model).transpose(0, 2, 1, 3).reshape(out, d_model)
+
+
+def two_head_scores(w_q, w_k, layout):
+    """Scores [2 heads, 6, 6] of the two-head projection, positions 0..5."""
+    x, _, _ = two_head_weights()
+    q = (x @ w_q.T).reshape(6, N_HEADS, HEAD_D).transpose(1, 0, 2)
+    k = (x @ w_k.T).reshape(6, N_HEADS, HEAD_D).transpose(1, 0, 2)
+    qr, kr = apply_rope(q, k, layout=layout)
+    return qr @ np.swapaxes(kr, -1, -2) / np.sqrt(HEAD_D)
+
+
+@claim("08.heads.row_order", "Two heads of width 4: the per-head permutation takes the rows", ("0", "2", "1", "3", "4", "6", "5", "7"), tolerance=0)
+def heads_row_order():
+    rows = np.arange(N_HEADS * HEAD_D, dtype=np.float64)[:, None]
+    return permute_rows_per_head(rows, N_HEADS)[:, 0]
+
+
+@claim("08.heads.per_head_fix", "Rows permuted within each head, split-half code: change against the interleaved original: below 1e-12", True)
+@below(1e-12)
+def heads_per_head_fix():
+    _, w_q, w_k = two_head_weights()
+    fixed = two_head_scores(permute_rows_per_head(w_q, N_HEADS), permute_rows_per_head(w_k, N_HEADS), "split_half")
+    return float(np.max(np.abs(fixed - two_head_scores(w_q, w_k, "interleaved"))))
+
+
+@claim("08.heads.whole_matrix_wrong", "Rows permuted across the whole 8-row matrix instead: largest score change", "1.8845")
+def heads_whole_matrix_wrong():
+    _, w_q, w_k = two_head_weights()
+    p = interleaved_to_split_half_permutation(N_HEADS * HEAD_D)
+    wrong = two_head_scores(w_q[p], w_k[p], "split_half")
+    return float(np.max(np.abs(wrong - two_head_scores(w_q, w_k, "interleaved"))))
+
+
+# ---- cache: padding, the sign of the reset, moving tokens ----------------------------------
+
+@claim("08.padding.positions", "Left padding, mask [0,0,1,1,1]: positions as generate() builds them", ("1", "1", "0", "1", "2"), tolerance=0)
+def padding_positions():
+    return positions_from_attention_mask([0, 0, 1, 1, 1])
+
+
+@claim("08.padding.no_score_change", "Whatever value the padded slots hold (1 or 0), the real tokens' attention output changes by: below 1e-12", True)
+@below(1e-12)
+def padding_no_score_change():
+    mask = np.array([0, 0, 1, 1, 1])
+    q, k, v = seeded_heads(T=5)
+    outputs = []
+    for fill in (1, 0):
+        positions = np.where(mask == 1, np.cumsum(mask) - 1, fill)
+        qr, kr = apply_rope(q, k, positions)
+        s = qr @ kr.T / np.sqrt(q.shape[-1])
+        allowed = np.tril(np.ones((5, 5), dtype=bool)) & (mask[None, :] == 1)
+        s = np.where(allowed, s, -np.inf)[mask == 1]   # the real tokens' queries
+        outputs.append(softmax(s) @ v)
+    return float(np.max(np.abs(outputs[0] - outputs[1])))
+
+
+def sign_cache():
+    """Keys [1,0] at 0 and [0,1] at 1 cached; the sign example reads the key at 1."""
+    cache = RotaryKVCache(d=2)
+    cache.append(np.array([[1.0, 0.0], [0.0, 1.0]]), np.zeros((2, 1)))
+    return cache
+
+
+@claim("08.cache.reset_sign", "q = [1,0] at 2, k = [0,1] at 1, scaled by 1/sqrt 2: correct, then with the query reset to 0", ("0.59500984", "-0.59500984"))
+def cache_reset_sign():
+    cache, query = sign_cache(), np.array([1.0, 0.0])
+    return cache.scores(query)[1], cache.scores(query, position=0)[1]
+
+
+@claim("08.cache.reset_sign_dot", "... the same before the 1/sqrt 2 scaling: sin 1 and -sin 1", ("0.84147098", "-0.84147098"))
+def cache_reset_sign_dot():
+    return np.array(cache_reset_sign()) * np.sqrt(2)
+
+
+@claim("08.cache.moved_key", "A cached key moved from position 7 to 3 and re-rotated by -4 equals the raw key rotated at 3: difference: below 1e-12", True)
+@below(1e-12)
+def cache_moved_key():
+    raw = seeded_heads()[1][:1]
+    re_rotated = rope_rotate(rope_rotate(raw, [7]), [3 - 7])
+    return float(np.max(np.abs(re_rotated - rope_rotate(raw, [3]))))
+
+
+# ---- the wider shift-blind failures ---------------------------------------------------------
+
+@claim("08.layout_bug.change", "The seeded head read with split-half code, trained interleaved: largest change", "2.7326")
+def layout_bug_change():
+    return correct_change(layout="split_half")
+
+
+@claim("08.layout_bug.shift_blind", "... and the shift check moves it by: below 1e-12", True)
+@below(1e-12)
+def layout_bug_shift_blind():
+    return shift_change(layout="split_half")
+
+
+@claim("08.sign_flip.change", "Both q and k turned the other way: largest change", "2.1201")
+def sign_flip_change():
+    return correct_change(sign=-1.0)
+
+
+@claim("08.sign_flip.shift_blind", "... and the shift check moves it by: below 1e-12", True)
+@below(1e-12)
+def sign_flip_shift_blind():
+    return shift_change(sign=-1.0)
+
+
+# ---- failure 6: angles in low precision ----------------------------------------------------
+
+@claim("08.pitfall6.bf16_block", "Integer positions that bfloat16 stores as 4096: first and last", ("4088", "4112"), tolerance=0)
+def pitfall6_bf16_block():
+    block = positions_rounding_to(4096, "bfloat16")
+    assert np.array_equal(block, np.arange(block[0], block[-1] + 1))
+    return block[0], block[-1]
+
+
+@claim("08.pitfall6.bf16_4090_4112", "Every position 4090 .. 4112 becomes 4096 in bfloat16", True)
+def pitfall6_bf16_4090_4112():
+    return bool(np.all(to_bfloat16(np.arange(4090, 4113)) == 4096))
+
+
+@claim("08.pitfall6.cos", "cos(4100) and cos(bfloat16(4100))", ("-0.97554988", "0.80399061"))
+def pitfall6_cos():
+    return np.cos(4100.0), np.cos(float(to_bfloat16(4100.0)))
+
+
+@claim("08.pitfall6.float16", "float16 stores 4097 as", "4096")
+def pitfall6_float16():
+    return float(to_float16(4097.0))
+
+
+@claim("08.pitfall6.change", "Angles in bfloat16, six tokens at 4090 .. 4095: largest change against the float64 reference", "3.3293")
+def pitfall6_change():
+    return correct_change(start=LOW_PRECISION_START, angle_dtype="bfloat16")
+
+
+@claim("08.pitfall6.shift_blind", "... and the shift check there moves it by: below 1e-12", True)
+@below(1e-12)
+def pitfall6_shift_blind():
+    return shift_change(start=LOW_PRECISION_START, angle_dtype="bfloat16")
+
+
+@claim("08.pitfall6.float32_distinct", "Angles in float32 at positions 4090 .. 4095: all distinct", True)
+def pitfall6_float32_distinct():
+    return len(np.unique(angles_in("float32", np.arange(4090, 4096), 8)[:, 0])) == 6
+
+
+# ---- failure 7: a rotary width that does not match the checkpoint ---------------------------
+
+@claim("08.pitfall7.change", "A checkpoint rotating 4 of 8 dims, read with full-width rotation: largest change", "0.3550")
+def pitfall7_change():
+    return correct_change(reference=PARTIAL)
+
+
+@claim("08.pitfall7.shift_blind", "... and the shift check moves the full-width code by: below 1e-12", True)
+@below(1e-12)
+def pitfall7_shift_blind():
+    return shift_change()
