@@ -36,10 +36,17 @@ How to add an exercise (notebooks 07-09 do it the same way as 06):
 
 3. ``python -m lessons.grade`` grades the new exercise with no further change.
 
-``check(grade_id, answer)`` prints ``passes (N cases)``, one counterexample (the input, the
-expected value, the value given) or ``not answered yet`` for a stub; it never raises in a
-notebook unless the environment variable ``L13_CHECK_RAISES=1`` is set (for nbgrader's
-autograder, where a grade cell earns its points by not raising).
+Other kinds: :func:`checker_exercise` ("write the tests": the learner writes a checker,
+graded by how many hidden buggy implementations, :class:`Mutant`, it rejects) and
+:func:`written_question` (an answer in words, graded by a person). Function exercises take
+``mutants=`` (known bugs whose hints name the bug), value exercises ``wrong_values=``.
+
+``check(grade_id, answer)`` collects the answer's outputs (:mod:`._plain`), asks the one
+judge (:func:`judge`) and prints the verdict: ``passes (N cases)``, ``not answered yet``, or
+the smallest failing input with a hint. It never raises in a notebook unless the environment
+variable ``L13_CHECK_RAISES=1`` is set (for nbgrader's autograder, where a grade cell earns
+its points by not raising). The grader calls the same :func:`judge` on the outputs it gets
+back from the student's kernel (computed there by the same :mod:`._plain` code).
 """
 
 from __future__ import annotations
@@ -49,17 +56,29 @@ import os
 import numpy as np
 
 from .._modules import import_all
+from ._plain import run_case, run_checker
 from ._spec import (
     _EXERCISES,
+    KINDS,
     MAX_ANSWER_SIZE,
+    UNANSWERED_TEXT,
     Exercise,
+    Failure,
+    Mutant,
+    Outcome,
+    Verdict,
     call_arguments,
+    checker_exercise,
     compare,
+    format_call,
     format_plain,
     function_exercise,
+    judge,
+    mutant_hint,
     shape_of,
     to_plain,
     value_exercise,
+    written_question,
 )
 
 MODULES = ("nb06", "nb07", "nb08", "nb09")
@@ -69,12 +88,13 @@ def _load() -> None:
     import_all(__name__, MODULES)
 
 
-def all_exercises(notebook: str | None = None) -> list[Exercise]:
-    """Registered exercises in notebook order (then registration order), or one notebook's."""
+def all_exercises(notebook: str | None = None, kinds: tuple[str, ...] = KINDS) -> list[Exercise]:
+    """Registered exercises in notebook order (then registration order), or one notebook's;
+    ``kinds`` keeps only those kinds (e.g. ``("value", "function")``)."""
     _load()
     order = {gid: i for i, gid in enumerate(_EXERCISES)}
     exercises = sorted(_EXERCISES.values(), key=lambda e: (e.notebook, order[e.grade_id]))
-    return [e for e in exercises if notebook is None or e.notebook == notebook]
+    return [e for e in exercises if (notebook is None or e.notebook == notebook) and e.kind in kinds]
 
 
 def get(grade_id: str) -> Exercise:
@@ -87,54 +107,105 @@ def get(grade_id: str) -> Exercise:
         raise KeyError(f"no exercise {grade_id!r}; known exercises: {known}") from None
 
 
+# ------------------------------------------------------------------ collecting outputs
+def _with_time_limit(seconds: float, fn, *args):
+    """fn(*args), stopped after ``seconds`` where a timer signal can be used (the main
+    thread, as in a notebook's kernel); returns {"timeout": True} when stopped."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return fn(*args)
+
+    class _Timeout(BaseException):
+        pass
+
+    def on_alarm(signum, frame):
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    except _Timeout:
+        return {"timeout": True}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def outputs_of(ex: Exercise, answer, rng: np.random.Generator, *, public: bool = True):
+    """(outputs, cases) of ``answer`` for the judge, computed here as the grader's kernel
+    computes them (the same :mod:`._plain` functions)."""
+    if ex.kind == "value":
+        return to_plain(answer), None
+    if ex.kind == "written":
+        return answer if isinstance(answer, str) else "", None
+    if answer is None:
+        return {"missing": True}, None
+    if not callable(answer):
+        return {"not_function": type(answer).__name__}, None
+    if ex.kind == "checker":
+        candidates = [ex.correct] + list(ex.public_mutants if public else ex.hidden_mutants)
+        outputs = {}
+        for i, m in enumerate(candidates):
+            outputs["correct" if i == 0 else m.name] = _with_time_limit(ex.time_limit, run_checker, answer, m.fn)
+        return outputs, None
+    cases = ex.draw_cases(rng)
+    return [run_case(answer, case) for case in cases], cases
+
+
+def verdict_of(grade_id: str, answer, *, seed=None, public: bool = True) -> Verdict:
+    """The one judge's verdict on ``answer`` now (what ``check`` prints). A checker exercise
+    is judged on its public mutants unless ``public=False``."""
+    ex = get(grade_id)
+    outputs, cases = outputs_of(ex, answer, np.random.default_rng(seed), public=public)
+    return judge(ex, outputs, cases, public=public)
+
+
+def check(grade_id: str, answer=None, *, seed: int | None = None) -> None:
+    """Check a learner's answer in the notebook and print the verdict (``06``).
+
+    Prints ``passes (N cases)``, ``not answered yet``, or the smallest input that fails and,
+    where the answer behaves like a known bug, a hint naming it. Function exercises are tried
+    on inputs drawn afresh each time (``seed`` fixes them). Never raises in a notebook, unless
+    ``L13_CHECK_RAISES=1`` (nbgrader's autograder) and the answer is not right.
+    """
+    try:
+        verdict = verdict_of(grade_id, answer, seed=seed)
+    except KeyError:
+        raise
+    except Exception as exc:  # a fault of the course's own code: say so, never crash the cell
+        print(f"{grade_id}: could not be checked ({type(exc).__name__}: {exc})")
+        if os.environ.get("L13_CHECK_RAISES") == "1":
+            raise AssertionError(f"{grade_id}: could not be checked") from exc
+        return
+    print(verdict.message())
+    if os.environ.get("L13_CHECK_RAISES") == "1" and verdict.outcome is not Outcome.RIGHT:
+        raise AssertionError(f"{grade_id}: {verdict.outcome.value}")
+
+
+# ------------------------------------------------- the older API (kept for older callers)
 class _NotAnswered(Exception):
     pass
 
 
 def counterexample(ex: Exercise, answer, rng: np.random.Generator) -> tuple[int, dict | None]:
-    """Run ``answer`` the way the grader judges it; return (cases checked, first failure or None).
-
-    A failure is a dict with ``input`` (plain data, or None for a value exercise),
-    ``expected``, ``given`` (plain data or a description) and ``reason``. Raises
-    ``_NotAnswered`` for a stub.
-    """
-    if answer is None:
+    """(cases checked, first failure or None) in the older dict form; raises ``_NotAnswered``
+    for a stub. Prefer :func:`verdict_of` / :func:`judge`."""
+    outputs, cases = outputs_of(ex, answer, rng)
+    verdict = judge(ex, outputs, cases)
+    if verdict.outcome is Outcome.MISSING and (verdict.failure is None or verdict.failure.case is None):
         raise _NotAnswered
-    if ex.kind == "value":
-        expected = ex.expected_value()
-        try:
-            given = to_plain(answer)
-        except TypeError as exc:
-            return 1, {"input": None, "expected": expected, "given": repr(answer)[:200], "reason": str(exc)}
-        reason = compare(expected, given, ex.tolerance)
-        return 1, None if reason is None else {"input": None, "expected": expected, "given": given,
-                                               "reason": reason}
-    if not callable(answer):
-        return 0, {"input": None, "expected": f"a function named {ex.name}",
-                   "given": repr(answer)[:200], "reason": f"{ex.name} is not a function"}
-    cases = ex.draw_cases(rng)
-    failures = []
-    for case in cases:
-        expected = ex.expected_for(case)
-        try:
-            result = answer(**call_arguments(case))
-        except NotImplementedError:
-            raise _NotAnswered from None
-        except Exception as exc:
-            failures.append({"input": case, "expected": expected,
-                             "given": f"raised {type(exc).__name__}: {exc}"[:300],
-                             "reason": f"it raised {type(exc).__name__}"})
-            continue
-        try:
-            given = to_plain(result)
-        except TypeError as exc:
-            failures.append({"input": case, "expected": expected, "given": repr(result)[:200],
-                             "reason": str(exc)})
-            continue
-        reason = compare(expected, given, ex.tolerance)
-        if reason is not None:
-            failures.append({"input": case, "expected": expected, "given": given, "reason": reason})
-    return len(cases), smallest(failures)
+    n = verdict.cases
+    if verdict.right:
+        return n, None
+    f = verdict.failure
+    expected = ex.expected_value() if ex.kind == "value" else (
+        ex.expected_for(f.case) if f is not None and f.case is not None else None)
+    given = f.given if f is not None and f.given is not None else verdict.outcome.value
+    return n, {"input": f.case if f else None, "expected": expected, "given": given,
+               "reason": "\n".join(verdict.lines()[1:]) or verdict.outcome.value}
 
 
 def smallest(failures: list[dict]) -> dict | None:
@@ -145,57 +216,46 @@ def smallest(failures: list[dict]) -> dict | None:
 
 
 def describe_failure(ex: Exercise, failure: dict) -> list[str]:
-    """A counterexample as lines of text (used by check and by the grader's feedback)."""
+    """An older-form failure dict as lines of text (never the expected value of a value exercise)."""
     lines = []
-    if failure["input"] is not None:
-        args = ", ".join(f"{k}={format_plain(v, 200)}" for k, v in failure["input"].items())
-        lines.append(f"input:    {ex.name}({args})")
-    given = failure["given"]
-    lines.append(f"expected: {format_plain(failure['expected'])}")
-    lines.append(f"given:    {given if isinstance(given, str) else format_plain(given)}")
+    if failure.get("input") is not None:
+        lines.append(f"input:    {format_call(ex.name, failure['input'])}")
+    if ex.kind != "value":
+        lines.append(f"expected: {format_plain(failure['expected'], 200)}")
+        given = failure["given"]
+        lines.append(f"given:    {given if isinstance(given, str) else format_plain(given, 200)}")
     lines.append(f"why:      {failure['reason']}")
     return lines
 
 
-def check(grade_id: str, answer, *, seed: int | None = None) -> None:
-    """Check a learner's answer in the notebook and print the verdict (``06``).
-
-    Prints ``passes (N cases)``, ``not answered yet``, or one concrete counterexample.
-    Function exercises are tried on inputs drawn afresh each time (``seed`` fixes them).
-    """
-    ex = get(grade_id)
-    rng = np.random.default_rng(seed)
-    try:
-        n, failure = counterexample(ex, answer, rng)
-    except _NotAnswered:
-        print(f"{ex.title}: not answered yet")
-        if os.environ.get("L13_CHECK_RAISES") == "1":
-            raise AssertionError(f"{grade_id}: not answered yet") from None
-        return
-    if failure is None:
-        print(f"{ex.title}: passes ({n} case{'s' if n != 1 else ''})")
-        return
-    print(f"{ex.title}: does not pass. A counterexample:")
-    for line in describe_failure(ex, failure):
-        print("  " + line)
-    if os.environ.get("L13_CHECK_RAISES") == "1":
-        raise AssertionError(f"{grade_id}: {failure['reason']}")
-
-
 __all__ = [
+    "KINDS",
     "MAX_ANSWER_SIZE",
+    "UNANSWERED_TEXT",
     "Exercise",
+    "Failure",
+    "Mutant",
+    "Outcome",
+    "Verdict",
     "all_exercises",
     "call_arguments",
     "check",
+    "checker_exercise",
     "compare",
     "counterexample",
     "describe_failure",
     "format_plain",
     "function_exercise",
     "get",
+    "judge",
+    "mutant_hint",
+    "outputs_of",
+    "run_case",
+    "run_checker",
     "shape_of",
     "smallest",
     "to_plain",
     "value_exercise",
+    "verdict_of",
+    "written_question",
 ]

@@ -1,18 +1,30 @@
-"""The exercise spec: what an exercise asks for and how an answer is compared (``06``).
+"""The exercise spec and the ONE judge of an answer (``06``).
 
-An :class:`Exercise` names the thing a learner defines in a notebook (a variable or a
-function) and says how the right answer is computed *independently*, with the package's
-own code. The learner's ``check`` cell (:func:`lessons.exercises.check`) and the
-instructor's grader (``python -m lessons.grade``) both use this spec and the same
-comparison, :func:`compare`, so a notebook check and a grade cannot disagree.
+An :class:`Exercise` names the thing a learner defines in a notebook (a variable, a function,
+a checker function, or a written answer) and says how the right answer is computed
+*independently*, with the package's own code. The learner's ``check`` cell
+(:func:`lessons.exercises.check`) and the instructor's grader (``python -m lessons.grade``)
+both collect the answer's *outputs* as plain data (:mod:`lessons.exercises._plain`, a
+self-contained module the grader ships into its sandbox) and call the same function,
+:func:`judge`, which returns a typed :class:`Verdict`. Words are made from the verdict at the
+very end (:meth:`Verdict.message`); nothing decides by message text.
 
-Answers travel as *plain data*: floats, ints and nested lists of them (what
-:func:`to_plain` returns). The grader takes exactly this back from a student's kernel as
-JSON text, so nothing a student's code returns is ever unpickled or evaluated.
+What ``outputs`` is, per kind of exercise:
+
+* ``value``: the ``to_plain``'d value (``None`` or ``{"missing": True}`` for a stub);
+* ``function``: one entry per drawn case, each ``run_case(fn, case)`` (plain data or a tag);
+  or a single tag for the whole answer (``{"missing": True}``: the name is not defined,
+  ``{"not_function": "int"}``: it is not a function);
+* ``checker``: a dict ``{"correct": r, <mutant name>: r, ...}``, each ``r`` what
+  ``run_checker(checker, candidate)`` returned (True, False, or a tag; ``{"timeout": True}``
+  for a call stopped at the time limit);
+* ``written``: the answer text (graded by a person: the verdict is MANUAL, or MISSING).
 """
 
 from __future__ import annotations
 
+import enum
+import inspect
 import math
 import numbers
 from collections.abc import Callable
@@ -21,10 +33,224 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("value", "function")
+from ._plain import MAX_ANSWER_SIZE, call_arguments, is_tag, run_case, to_plain
 
-# How many numbers one answer may hold before it is refused (a guard against huge outputs).
-MAX_ANSWER_SIZE = 100_000
+KINDS = ("value", "function", "checker", "written")
+
+# A wrong answer whose numbers are all within this (relative to the case's largest expected
+# number) of the right ones is most likely right but computed in float32 or float16.
+PRECISION_LEVEL = 1e-3
+
+# What a written answer holds before the learner writes it.
+UNANSWERED_TEXT = "YOUR ANSWER HERE"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A known wrong implementation: for hints (its words) and for "write the tests".
+
+    name   a short id, ``"sign_flipped"``;
+    hint   one sentence naming the bug, shown when an answer behaves like this mutant;
+    fn     same parameters as the exercise's reference function (for a checker exercise:
+           a SELF-CONTAINED top-level numpy-only function, shipped as source to the sandbox).
+    """
+
+    name: str
+    hint: str
+    fn: Callable = field(repr=False, compare=False)
+
+
+class Outcome(enum.Enum):
+    RIGHT = "right"
+    MISSING = "not answered"
+    ERROR = "raised an error"
+    SIGNATURE = "wrong parameter names"
+    NOT_A_FUNCTION = "not a function"
+    WRONG_SHAPE = "wrong shape"
+    WRONG_VALUE = "wrong value"
+    NOT_REAL = "complex numbers"
+    RAGGED = "ragged list"
+    NOT_NUMBERS = "not numbers"
+    PARTIAL = "some bugs caught"  # checker exercises: points in proportion
+    REJECTS_CORRECT = "rejects the correct implementation"  # checker exercises
+    MANUAL = "graded by a person"  # written questions
+
+
+# Tag of _plain -> the outcome it stands for.
+_TAG_OUTCOME = {
+    "missing": Outcome.MISSING,
+    "error": Outcome.ERROR,
+    "signature": Outcome.SIGNATURE,
+    "not_function": Outcome.NOT_A_FUNCTION,
+    "complex": Outcome.NOT_REAL,
+    "ragged": Outcome.RAGGED,
+    "unsupported": Outcome.NOT_NUMBERS,
+    "not_bool": Outcome.NOT_NUMBERS,
+    "too_large": Outcome.WRONG_SHAPE,
+    "timeout": Outcome.ERROR,
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The smallest failing case of an answer, as data (words come from :meth:`Verdict.message`).
+
+    case      the input (plain data) of a function exercise, None for a value exercise;
+    where     which number is wrong, in words ("q, token 1 (position 5), pair 0"), or "";
+    expected  the expected number there (function exercises; value exercises only on reveal);
+    given     the number given there;
+    differ    how many numbers differ, of ``total``;
+    shape_given / shape_expected   for WRONG_SHAPE;
+    detail    an error text, the given parameter names, the type refused, the imaginary size;
+    precision True when every difference is at the level of float32 rounding.
+    """
+
+    outcome: Outcome
+    case: dict | None = None
+    where: str = ""
+    expected: float | None = None
+    given: float | None = None
+    differ: int = 0
+    total: int = 0
+    shape_given: tuple | None = None
+    shape_expected: tuple | None = None
+    detail: str = ""
+    precision: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the one judge decided about one answer."""
+
+    grade_id: str
+    title: str
+    name: str
+    kind: str
+    outcome: Outcome
+    points: float | None  # None: to be graded by a person
+    max_points: float
+    cases: int = 0
+    passed: int = 0
+    failure: Failure | None = None
+    hint: str | None = None
+    params: tuple[str, ...] = ()  # the exercise's parameter names
+    caught: tuple[str, ...] = ()  # checker exercises: mutants caught
+    missed: tuple[str, ...] = ()  # checker exercises: mutants missed
+    public: bool = False  # checker exercises: judged on the public mutants (the self-check)
+    expected: Any = field(default=None, compare=False, repr=False)  # value: shown on reveal
+
+    @property
+    def right(self) -> bool:
+        return self.outcome is Outcome.RIGHT
+
+    def message(self, reveal: bool = False) -> str:
+        """The verdict in words: one line, then indented details. ``reveal`` adds the expected
+        value of a value exercise (for after the deadline)."""
+        return "\n".join(self.lines(reveal))
+
+    def lines(self, reveal: bool = False) -> list[str]:
+        head = f"{self.title}: "
+        o = self.outcome
+        f = self.failure
+        if o is Outcome.RIGHT:
+            if self.kind == "checker":
+                which = "public" if self.public else "hidden"
+                return [head + f"passes: accepts the correct implementation and catches all "
+                        f"{len(self.caught)} {which} bugs"]
+            n = self.cases
+            return [head + f"passes ({n} case{'s' if n != 1 else ''})"]
+        if o is Outcome.MISSING and (f is None or f.case is None):
+            return [head + "not answered yet"]
+        if o is Outcome.MANUAL:
+            return [head + "answered; graded by a person"]
+        if self.kind == "checker":
+            return self._checker_lines(head)
+        out = [head + "does not pass."]
+        if f is not None and f.case is not None:
+            out.append(f"  tried:    {format_call(self.name, f.case)}")
+        out += ["  " + line for line in self._why(reveal)]
+        if self.hint:
+            out.append(f"  hint:     {self.hint}")
+        if reveal and self.kind == "value" and self.expected is not None:
+            out.append(f"  expected: {format_plain(self.expected, 200)}")
+        return out
+
+    def _why(self, reveal: bool) -> list[str]:
+        f = self.failure
+        o = self.outcome
+        if f is None:
+            return []
+        if o is Outcome.SIGNATURE:
+            return [f"why:      {self.name}({f.detail}) cannot take the arguments "
+                    f"{', '.join(self.params)}: keep the parameter names ({', '.join(self.params)})"]
+        if o is Outcome.MISSING:
+            return ["why:      it raises NotImplementedError for this input (not answered for every input)"]
+        if o is Outcome.ERROR:
+            return [f"why:      it raised {f.detail}"]
+        if o is Outcome.NOT_A_FUNCTION:
+            return [f"why:      {self.name} is not a function (it is a {f.detail}); define it with def {self.name}(...)"]
+        if o is Outcome.NOT_REAL:
+            return [f"why:      the answer holds complex numbers (imaginary part up to {f.detail}); "
+                    "the answer is real: take the part you mean (np.real) or compute with real numbers"]
+        if o is Outcome.RAGGED:
+            return ["why:      the answer is a list whose items have different lengths, not a regular array"]
+        if o is Outcome.NOT_NUMBERS:
+            return [f"why:      the answer is not numbers (got {f.detail})"]
+        if o is Outcome.WRONG_SHAPE:
+            return [f"why:      shape {_shape_text(f.shape_given)} given, {_shape_text(f.shape_expected)} expected"]
+        # WRONG_VALUE
+        lines = []
+        at = f" at {f.where}" if f.where else ""
+        if self.kind == "function" or reveal:
+            if f.given is not None and not math.isfinite(f.given):
+                lines.append(f"why:      the output{at} is {f.given}")
+            else:
+                lines.append(f"at:       {f.where or 'the value'}")
+                lines.append(f"expected: {_num(f.expected)}")
+                lines.append(f"given:    {_num(f.given)}")
+        elif f.given is not None and not math.isfinite(f.given):
+            lines.append(f"why:      the value{at} is {f.given}")
+        else:
+            lines.append(f"why:      the value{at} is not right")
+        if f.total > 1:
+            lines.append(f"          {f.differ} of {f.total} numbers differ")
+        if f.precision:
+            lines.append("          every difference is at the level of float32 rounding: the exercise "
+                         "asks for float64; precision is the likely cause (compute in float64, "
+                         "numpy's default, not np.float32 or np.float16)")
+        return lines
+
+    def _checker_lines(self, head: str) -> list[str]:
+        o = self.outcome
+        f = self.failure
+        which = "public" if self.public else "hidden"
+        if o is Outcome.REJECTS_CORRECT:
+            return [head + "does not pass: it says the CORRECT implementation is wrong "
+                    "(a checker that rejects everything catches nothing)"]
+        if o in (Outcome.ERROR, Outcome.NOT_NUMBERS, Outcome.MISSING):
+            detail = f.detail if f else ""
+            what = {Outcome.ERROR: f"raised {detail}",
+                    Outcome.NOT_NUMBERS: f"returned {detail}, not True or False",
+                    Outcome.MISSING: "raised NotImplementedError"}[o]
+            return [head + f"does not pass: on the correct implementation it {what}"]
+        total = len(self.caught) + len(self.missed)
+        out = [head + f"accepts the correct implementation; catches {len(self.caught)} of {total} {which} bugs"]
+        if self.public:
+            for name in self.missed:
+                out.append(f"  missed:   {name}")
+        if self.hint:
+            out.append(f"  hint:     {self.hint}")
+        return out
+
+
+def _num(x) -> str:
+    return "?" if x is None else f"{x:.8g}"
+
+
+def _shape_text(shape) -> str:
+    if shape is None:
+        return "?"
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 @dataclass(frozen=True)
@@ -36,15 +262,22 @@ class Exercise:
     notebook   the two-digit notebook number ("06").
     title      a short title for feedback and the gradebook.
     points     what a correct answer earns.
-    name       the name the learner defines: a variable (kind "value") or a function
-               (kind "function").
-    kind       "value" or "function".
+    name       the name the learner defines: a variable (value), a function (function,
+               checker), or the answer's name (written).
+    kind       "value", "function", "checker" or "written".
     expected   (value) no arguments -> the expected value, computed with ``lessons``.
     cases      (function) ``cases(rng)`` with a ``numpy.random.Generator`` -> a list of
                keyword-argument dicts of plain data, drawn anew at each grading.
     reference  (function) ``reference(**case)`` -> the expected return value.
     tolerance  an answer agrees when |given - expected| <= tolerance * max(1, |expected|)
                element by element, with the same shape.
+    mutants    (function) known wrong implementations whose hints name the bug.
+    wrong_values  (value) ``(value_fn, hint)`` pairs: typical wrong answers and their hints.
+    where      (function, value) ``where(index, case)`` -> words for an output position
+               (``index`` a tuple into the expected array; ``case`` None for a value).
+    correct, public_mutants, hidden_mutants   (checker) see :func:`checker_exercise`.
+    prompt     (written) the question.
+    practises  what the exercise practises (the exercise list in the grading guide).
     """
 
     grade_id: str
@@ -57,17 +290,34 @@ class Exercise:
     cases: Callable[[np.random.Generator], list[dict]] | None = field(default=None, repr=False, compare=False)
     reference: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     tolerance: float = 1e-6
+    mutants: tuple[Mutant, ...] = field(default=(), repr=False, compare=False)
+    wrong_values: tuple = field(default=(), repr=False, compare=False)
+    where: Callable[[tuple, dict | None], str] | None = field(default=None, repr=False, compare=False)
+    correct: Mutant | None = field(default=None, repr=False, compare=False)
+    public_mutants: tuple[Mutant, ...] = field(default=(), repr=False, compare=False)
+    hidden_mutants: tuple[Mutant, ...] = field(default=(), repr=False, compare=False)
+    prompt: str = ""
+    practises: str = ""
+    time_limit: float = 10.0  # seconds per checker call
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The parameter names the learner's function must keep (function exercises)."""
+        fn = self.reference if self.kind == "function" else (self.correct.fn if self.correct else None)
+        if fn is None:
+            return ()
+        return tuple(inspect.signature(fn).parameters)
 
     def expected_value(self):
         """The expected answer of a value exercise, as plain data."""
         if self.kind != "value":
-            raise TypeError(f"{self.grade_id} is a function exercise; use expected_for(case)")
+            raise TypeError(f"{self.grade_id} is a {self.kind} exercise; expected_value is for value exercises")
         return to_plain(self.expected())
 
     def draw_cases(self, rng: np.random.Generator) -> list[dict]:
         """Inputs for a function exercise, drawn from ``rng`` (plain data, JSON-serialisable)."""
         if self.kind != "function":
-            raise TypeError(f"{self.grade_id} is a value exercise; it has no cases")
+            raise TypeError(f"{self.grade_id} is a {self.kind} exercise; it has no cases")
         cases = self.cases(rng)
         if not cases:
             raise ValueError(f"{self.grade_id}: the case generator returned no cases")
@@ -78,40 +328,7 @@ class Exercise:
         return to_plain(self.reference(**call_arguments(case)))
 
 
-def call_arguments(case: dict) -> dict:
-    """How a case is passed to a function: every list becomes a float64 numpy array.
-
-    Scalars (ints, floats) are passed as they are. The grader's probe, the learner's check
-    and the reference all call with the same arguments.
-    """
-    return {key: np.array(value, dtype=np.float64) if isinstance(value, list) else value
-            for key, value in case.items()}
-
-
-def to_plain(value):
-    """A number, or nested lists of numbers, as Python floats/ints and lists.
-
-    Arrays and tuples become lists; numpy scalars become Python numbers; ``None`` stays
-    ``None``. Anything else raises ``TypeError``.
-    """
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        arr = np.asarray(value)
-        if arr.dtype == object:
-            return [to_plain(v) for v in value]
-        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-            raise TypeError(f"expected numbers; got an array of dtype {arr.dtype}")
-        if np.issubdtype(arr.dtype, np.complexfloating):
-            raise TypeError("expected real numbers; got complex numbers")
-        return arr.astype(np.float64).tolist()
-    raise TypeError(f"expected a number or an array of numbers; got {type(value).__name__}")
-
-
+# ---------------------------------------------------------------------------- plain data
 def shape_of(value) -> tuple[int, ...] | None:
     """The shape of plain data (nested lists of numbers), or None if it is ragged or not numeric."""
     if isinstance(value, bool):
@@ -134,17 +351,23 @@ def _flat(value) -> list:
     return [value]
 
 
+def _index(flat_index: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    if not shape:
+        return ()
+    return tuple(int(i) for i in np.unravel_index(flat_index, shape))
+
+
 def _index_text(flat_index: int, shape: tuple[int, ...]) -> str:
     if not shape:
         return ""
-    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
+    return "[" + ", ".join(str(i) for i in _index(flat_index, shape)) + "]"
 
 
 def compare(expected, given, tolerance: float) -> str | None:
     """``None`` when ``given`` agrees with ``expected``; otherwise the reason, in words.
 
-    Both are plain data. The shapes must be equal and every number finite and within
-    ``tolerance * max(1, |expected|)``.
+    Kept for older callers; :func:`judge` is the one judge. Both are plain data. The shapes
+    must be equal and every number finite and within ``tolerance * max(1, |expected|)``.
     """
     exp_shape = shape_of(expected)
     if given is None:
@@ -183,6 +406,201 @@ def format_plain(value, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def format_call(name: str, case: dict) -> str:
+    """A short call: small arrays in full, larger ones by their shape (``q=<array 1x1x2x4>``)."""
+    parts = []
+    for key, value in case.items():
+        shape = shape_of(value)
+        if isinstance(value, list) and shape is not None and (len(shape) > 1 or math.prod(shape) > 8):
+            parts.append(f"{key}=<array {'x'.join(str(n) for n in shape)}>")
+        else:
+            parts.append(f"{key}={format_plain(value, 80)}")
+    return f"{name}({', '.join(parts)})"
+
+
+def _case_size(case: dict | None) -> int:
+    if case is None:
+        return 0
+    return sum(len(_flat(v)) if isinstance(v, list) else 1 for v in case.values())
+
+
+# ---------------------------------------------------------------------------- the judge
+def _differences(expected, given, tolerance: float):
+    """(number of differing numbers, flat index of the worst, precision-level?) of equal shapes."""
+    e = np.asarray(expected, dtype=np.float64).reshape(-1)
+    g = np.asarray(given, dtype=np.float64).reshape(-1)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(g - e)
+        bad = ~(err <= tolerance * np.maximum(1.0, np.abs(e)))  # NaN counts as bad
+    n = int(bad.sum())
+    if n == 0:
+        return 0, -1, False
+    nonfinite = ~np.isfinite(g)
+    worst = int(np.argmax(nonfinite)) if nonfinite.any() else int(np.argmax(np.where(bad, err, -1.0)))
+    scale = max(1.0, float(np.max(np.abs(e))) if e.size else 1.0)
+    precision = bool(not nonfinite.any() and np.max(err) <= PRECISION_LEVEL * scale)
+    return n, worst, precision
+
+
+def _matches(expected, given, tolerance: float) -> bool:
+    if is_tag(expected) or is_tag(given):
+        return False
+    se, sg = shape_of(expected), shape_of(given)
+    if se is None or se != sg:
+        return False
+    return _differences(expected, given, tolerance)[0] == 0
+
+
+def _judge_one(ex: Exercise, expected, given, case: dict | None) -> Failure | None:
+    """None when ``given`` is right for this case, else its Failure."""
+    if given is None:
+        if ex.kind == "value":
+            return Failure(Outcome.MISSING)
+        return Failure(Outcome.NOT_NUMBERS, case, detail="None (did the function forget its return?)")
+    if is_tag(given):
+        tag = next(iter(given))
+        outcome = _TAG_OUTCOME[tag]
+        if tag == "missing":
+            return Failure(outcome, case)
+        if tag == "signature":
+            return Failure(outcome, case, detail=", ".join(str(p) for p in given[tag]))
+        if tag == "complex":
+            return Failure(outcome, case, detail=f"{given.get('max_imag', 0.0):.4g}")
+        if tag == "too_large":
+            return Failure(outcome, case, shape_given=tuple(given[tag]), shape_expected=shape_of(expected))
+        if tag == "timeout":
+            return Failure(outcome, case, detail="nothing: it ran past the time limit")
+        return Failure(outcome, case, detail=str(given[tag]))
+    if isinstance(given, dict):
+        return Failure(Outcome.NOT_NUMBERS, case, detail="dict")
+    exp_shape, given_shape = shape_of(expected), shape_of(given)
+    if given_shape is None:
+        if isinstance(given, bool):
+            return Failure(Outcome.NOT_NUMBERS, case, detail="bool")
+        return Failure(Outcome.RAGGED, case)
+    if given_shape != exp_shape:
+        return Failure(Outcome.WRONG_SHAPE, case, shape_given=given_shape, shape_expected=exp_shape)
+    n, worst, precision = _differences(expected, given, ex.tolerance)
+    if n == 0:
+        return None
+    index = _index(worst, exp_shape)
+    if ex.where is not None:
+        where = ex.where(index, case)
+    elif index:
+        where = f"output {list(index)}"
+    else:
+        where = ""
+    return Failure(Outcome.WRONG_VALUE, case, where=where, expected=float(_flat(expected)[worst]),
+                   given=float(_flat(given)[worst]), differ=n, total=len(_flat(expected)),
+                   precision=precision)
+
+
+# The order in which failures of different kinds are reported (first: the most useful).
+_PRIORITY = {Outcome.SIGNATURE: 0, Outcome.NOT_A_FUNCTION: 0}
+
+
+def _verdict(ex: Exercise, outcome: Outcome, points, **kw) -> Verdict:
+    return Verdict(ex.grade_id, ex.title, ex.name, ex.kind, outcome, points, ex.points,
+                   params=ex.params, **kw)
+
+
+def judge(exercise: Exercise, outputs, cases: list[dict] | None = None, *,
+          expected: list | None = None, public: bool = False) -> Verdict:
+    """THE judge: the verdict on what the learner's answer gave (see the module docstring).
+
+    ``cases``: the drawn inputs of a function exercise (``outputs`` has one entry per case);
+    ``expected``: their expected values, if already computed (else the reference computes
+    them); ``public``: a checker exercise judged on its public mutants (the notebook's
+    self-check) instead of the hidden ones (the grade).
+    """
+    ex = exercise
+    if ex.kind == "written":
+        text = outputs if isinstance(outputs, str) else ""
+        blank = not text.strip() or text.strip() == UNANSWERED_TEXT
+        return _verdict(ex, Outcome.MISSING if blank else Outcome.MANUAL, 0 if blank else None)
+    if ex.kind == "checker":
+        return _judge_checker(ex, outputs, public)
+    if ex.kind == "value":
+        exp = to_plain(ex.expected())
+        if isinstance(outputs, dict) and not is_tag(outputs):
+            outputs = {"unsupported": "dict"}
+        failure = _judge_one(ex, exp, outputs, None)
+        if failure is None:
+            return _verdict(ex, Outcome.RIGHT, ex.points, cases=1, passed=1, expected=exp)
+        hint = None
+        if failure.outcome is Outcome.WRONG_VALUE:
+            for value_fn, text in ex.wrong_values:
+                if _matches(to_plain(value_fn()), outputs, ex.tolerance):
+                    hint = text
+                    break
+        return _verdict(ex, failure.outcome, 0, cases=1, failure=failure, hint=hint, expected=exp)
+    # a function exercise
+    if is_tag(outputs):  # one tag for the whole answer
+        failure = _judge_one(ex, None, outputs, None)
+        return _verdict(ex, failure.outcome, 0, failure=failure if failure.outcome is not Outcome.MISSING else None)
+    if cases is None:
+        raise ValueError(f"{ex.grade_id}: judge needs the cases of a function exercise")
+    outputs = list(outputs)
+    if len(outputs) != len(cases):
+        raise ValueError(f"{ex.grade_id}: {len(outputs)} outputs for {len(cases)} cases")
+    if expected is None:
+        expected = [ex.expected_for(c) for c in cases]
+    if all(isinstance(o, dict) and "missing" in o for o in outputs):
+        return _verdict(ex, Outcome.MISSING, 0, cases=len(cases))
+    failures = []
+    for i, (case, exp, out) in enumerate(zip(cases, expected, outputs, strict=True)):
+        f = _judge_one(ex, exp, out, case)
+        if f is not None:
+            failures.append((_PRIORITY.get(f.outcome, 1), _case_size(case), i, f))
+    passed = len(cases) - len(failures)
+    if not failures:
+        return _verdict(ex, Outcome.RIGHT, ex.points, cases=len(cases), passed=passed)
+    failure = min(failures, key=lambda t: t[:3])[3]
+    hint = None
+    if failure.outcome in (Outcome.WRONG_VALUE, Outcome.WRONG_SHAPE):
+        hint = mutant_hint(ex, cases, outputs)
+    return _verdict(ex, failure.outcome, 0, cases=len(cases), passed=passed, failure=failure, hint=hint)
+
+
+def mutant_hint(ex: Exercise, cases: list[dict], outputs: list) -> str | None:
+    """The hint of the first mutant whose outputs equal ``outputs`` on every case, or None."""
+    for mutant in ex.mutants:
+        try:
+            theirs = [to_plain(mutant.fn(**call_arguments(c))) for c in cases]
+        except Exception:
+            continue
+        if all(_matches(t, o, ex.tolerance) for t, o in zip(theirs, outputs, strict=True)):
+            return mutant.hint
+    return None
+
+
+def _judge_checker(ex: Exercise, outputs, public: bool) -> Verdict:
+    mutants = ex.public_mutants if public else ex.hidden_mutants
+    if is_tag(outputs):
+        outputs = {"correct": outputs}
+    if not isinstance(outputs, dict):
+        raise ValueError(f"{ex.grade_id}: a checker's outputs are a dict of results by candidate name")
+    on_correct = outputs.get("correct", {"missing": True})
+    if on_correct is False:
+        return _verdict(ex, Outcome.REJECTS_CORRECT, 0, public=public,
+                        missed=tuple(m.name for m in mutants))
+    if on_correct is not True:
+        f = _judge_one(ex, None, on_correct if is_tag(on_correct) else {"not_bool": type(on_correct).__name__},
+                       None)
+        return _verdict(ex, f.outcome, 0, public=public, failure=f,
+                        missed=tuple(m.name for m in mutants))
+    caught = tuple(m.name for m in mutants if outputs.get(m.name) is False)
+    missed = tuple(m.name for m in mutants if outputs.get(m.name) is not False)
+    points = ex.points * len(caught) / len(mutants) if mutants else ex.points
+    outcome = Outcome.RIGHT if not missed else Outcome.PARTIAL
+    hint = None
+    if public and missed:
+        hint = next(m.hint for m in mutants if m.name == missed[0])
+    return _verdict(ex, outcome, points, cases=len(mutants), passed=len(caught), caught=caught,
+                    missed=missed, public=public, hint=hint)
+
+
+# ---------------------------------------------------------------------------- the registry
 _EXERCISES: dict[str, Exercise] = {}
 
 
@@ -198,12 +616,19 @@ def _register(ex: Exercise) -> Exercise:
         raise ValueError(f"points must be a positive number; got {ex.points!r}")
     if ex.grade_id in _EXERCISES:
         raise ValueError(f"exercise {ex.grade_id!r} is registered twice")
+    for m in (*ex.mutants, *ex.public_mutants, *ex.hidden_mutants):
+        if not isinstance(m, Mutant):
+            raise TypeError(f"{ex.grade_id}: mutants must be Mutant(name, hint, fn); got {type(m).__name__}")
     _EXERCISES[ex.grade_id] = ex
     return ex
 
 
-def value_exercise(grade_id: str, *, title: str, points: float, name: str, tolerance: float = 1e-6):
+def value_exercise(grade_id: str, *, title: str, points: float, name: str, tolerance: float = 1e-6,
+                   wrong_values: tuple = (), where=None, practises: str = ""):
     """Decorator: the decorated function (no arguments) computes the expected value.
+
+    ``wrong_values``: ``(value_fn, hint)`` pairs, zero-argument functions computing typical
+    wrong answers; an answer equal to one gets its hint (never the expected value).
 
     >>> @value_exercise("ex06_example", title="cos 1", points=1, name="answer")  # doctest: +SKIP
     ... def _():
@@ -212,9 +637,9 @@ def value_exercise(grade_id: str, *, title: str, points: float, name: str, toler
     notebook = grade_id[2:4]
 
     def register(fn):
-        _register(
-            Exercise(grade_id, notebook, title, points, name, "value", expected=fn, tolerance=tolerance)
-        )
+        _register(Exercise(grade_id, notebook, title, points, name, "value", expected=fn,
+                           tolerance=tolerance, wrong_values=tuple(wrong_values), where=where,
+                           practises=practises))
         return fn
 
     return register
@@ -228,20 +653,58 @@ def function_exercise(
     name: str,
     cases: Callable[[np.random.Generator], list[dict]],
     tolerance: float = 1e-6,
+    mutants: tuple[Mutant, ...] = (),
+    where=None,
+    practises: str = "",
 ):
     """Decorator: the decorated function is the reference; ``cases(rng)`` draws its inputs.
 
     The reference receives the same arguments as the learner's function (lists as float64
     arrays, see :func:`call_arguments`) and must compute the answer with ``lessons`` code,
-    not with a copy of the solution.
+    not with a copy of the solution. Its parameter names are the ones the learner must keep.
+    ``mutants`` give hints; ``where(index, case)`` names an output position in words.
     """
     notebook = grade_id[2:4]
 
     def register(fn):
-        _register(
-            Exercise(grade_id, notebook, title, points, name, "function",
-                     cases=cases, reference=fn, tolerance=tolerance)
-        )
+        _register(Exercise(grade_id, notebook, title, points, name, "function", cases=cases,
+                           reference=fn, tolerance=tolerance, mutants=tuple(mutants), where=where,
+                           practises=practises))
         return fn
 
     return register
+
+
+def checker_exercise(grade_id: str, *, title: str, points: float, name: str, correct: Mutant,
+                     public_mutants: tuple[Mutant, ...], hidden_mutants: tuple[Mutant, ...],
+                     practises: str = "", time_limit: float = 10.0) -> Exercise:
+    """Register a "write the tests" exercise: the learner writes ``name(candidate) -> bool``.
+
+    Score = points * (hidden mutants rejected) / (hidden mutants), and 0 when the checker
+    rejects ``correct``, raises on it or does not return a bool. ``correct.fn`` and every
+    mutant's ``fn`` are self-contained top-level numpy-only functions (the grader ships their
+    source into its sandbox). The notebook's check runs only ``correct`` and the public ones.
+    """
+    names = [m.name for m in (*public_mutants, *hidden_mutants)]
+    if "correct" in names or len(set(names)) != len(names):
+        raise ValueError(f"{grade_id}: mutant names must be unique and not 'correct'; got {names}")
+    if not hidden_mutants:
+        raise ValueError(f"{grade_id}: a checker exercise needs hidden mutants")
+    return _register(Exercise(grade_id, grade_id[2:4], title, points, name, "checker", correct=correct,
+                              public_mutants=tuple(public_mutants), hidden_mutants=tuple(hidden_mutants),
+                              practises=practises, time_limit=time_limit))
+
+
+def written_question(grade_id: str, *, title: str, points: float, prompt: str, practises: str = "") -> Exercise:
+    """Register a question answered in words and graded by a person (an nbgrader markdown
+    answer cell with ``"solution": true, "grade": true``, see :mod:`.release`)."""
+    return _register(Exercise(grade_id, grade_id[2:4], title, points, grade_id, "written", prompt=prompt,
+                              practises=practises))
+
+
+__all__ = [
+    "KINDS", "MAX_ANSWER_SIZE", "Exercise", "Failure", "Mutant", "Outcome", "Verdict",
+    "call_arguments", "checker_exercise", "compare", "format_call", "format_plain",
+    "function_exercise", "judge", "mutant_hint", "run_case", "shape_of", "to_plain",
+    "value_exercise", "written_question",
+]
