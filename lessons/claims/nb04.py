@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..head import diagonal_spread, score_table
 from ..rope import apply_rope
 from ._registry import below, claim
 
@@ -60,3 +61,30 @@ def width_kept():
     q, k = _random_qk()
     qr, kr = apply_rope(q, k)
     return qr.shape == q.shape and kr.shape == k.shape
+
+
+# --------------------------------------------------------------------------- the score table at a glance
+
+TABLE_T, TABLE_D = 12, 64
+
+
+def same_content_table() -> np.ndarray:
+    """One seeded content vector (d = 64) at every one of 12 positions: its score table."""
+    content = np.random.default_rng(12).normal(size=TABLE_D)
+    return score_table(np.tile(content, (TABLE_T, 1)), np.arange(TABLE_T))
+
+
+def random_content_table() -> np.ndarray:
+    """A different seeded content vector at each of 12 positions: its score table."""
+    return score_table(np.random.default_rng(12).normal(size=(TABLE_T, TABLE_D)), np.arange(TABLE_T))
+
+
+@claim("04.same_content.diagonals_constant", "The same content at every position: each diagonal of the score table is constant (largest spread below 1e-12)", True)
+@below(1e-12)
+def same_content_diagonals_constant():
+    return diagonal_spread(same_content_table())
+
+
+@claim("04.random_content.diagonals_vary", "A different content at each position: some diagonal of the score table varies by more than 10", True)
+def random_content_diagonals_vary():
+    return diagonal_spread(random_content_table()) > 10

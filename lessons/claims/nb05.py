@@ -3,6 +3,8 @@
 import numpy as np
 
 from ..attention import attention
+from ..head import look_back_query, same_content_keys
+from ..rope import rope_rotate
 from ._registry import below, claim
 from .nb01 import KEYS, QUERY, SWAP, VALUES
 
@@ -92,3 +94,51 @@ def cancelling_values():
 @claim("05.cancelling_values.weights_move", "With those values the swap still moves the weights", True)
 def cancelling_values_weights_move():
     return not np.allclose(rope_weights(KEYS[SWAP], VALUES[SWAP])[SWAP], rope_weights(), rtol=0, atol=1e-3)
+
+
+# --------------------------------------------------------------------------- a head that looks back D tokens
+
+LOOK_BACK_D, LOOK_BACK = 64, 3
+LOOK_QUERY_POSITION = 15
+LOOK_KEY_POSITIONS = np.arange(16)
+LOOK_SCALES = (1, 4, 16, 64)
+
+
+def look_back_scores(query_position=LOOK_QUERY_POSITION, n_keys=16) -> np.ndarray:
+    """The hand-built query at ``query_position`` against (1, 0)-in-every-pair keys at 0 .. n_keys-1."""
+    q = rope_rotate(look_back_query(LOOK_BACK_D, LOOK_BACK)[None, :], [query_position])
+    k = rope_rotate(same_content_keys(n_keys, LOOK_BACK_D), np.arange(n_keys))
+    return (q @ k.T)[0]
+
+
+def look_back_weights(scale) -> np.ndarray:
+    """Causal attention weights of the scaled query at 15 over the keys at 0 .. 15."""
+    q = scale * look_back_query(LOOK_BACK_D, LOOK_BACK)[None, :]
+    keys = same_content_keys(len(LOOK_KEY_POSITIONS), LOOK_BACK_D)
+    weights, _ = attention(q, keys, keys, causal=True, q_positions=[LOOK_QUERY_POSITION], k_positions=LOOK_KEY_POSITIONS)
+    return weights[0]
+
+
+@claim("05.look_back.score_at_12", "d = 64, query at 15 built to look 3 back: the score of the key at 12", "32.0")
+def look_back_score_at_12():
+    return look_back_scores()[12]
+
+
+@claim("05.look_back.score_at_11_and_13", "The scores of the keys at 11 and 13", ("30.917", "30.917"))
+def look_back_score_at_11_and_13():
+    return look_back_scores()[[11, 13]]
+
+
+@claim("05.look_back.best_key", "The key with the highest score", 12)
+def look_back_best_key():
+    return int(np.argmax(look_back_scores()))
+
+
+@claim("05.look_back.same_query_everywhere", "The same query at any position from 3 to 200 scores highest on the key exactly 3 before it", True)
+def look_back_same_query_everywhere():
+    return all(int(np.argmax(look_back_scores(m, m + 1))) == m - LOOK_BACK for m in range(LOOK_BACK, 201))
+
+
+@claim("05.look_back.weight_on_12", "Query scaled by 1, 4, 16, 64: the attention weight on the key at 12 (scores / sqrt(64), causal softmax over keys 0 .. 15)", ("0.1308", "0.3779", "0.8127", "0.9997"))
+def look_back_weight_on_12():
+    return [look_back_weights(s)[12] for s in LOOK_SCALES]
