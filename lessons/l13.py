@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
-import textwrap
 import time
+
+
+def _notebook(value: str) -> str:
+    from .claims import notebook_number
+
+    try:
+        return notebook_number(value)
+    except ValueError:
+        message = f"expected a notebook number such as 3 or 03; got {value!r}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,9 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--notebook",
         metavar="NN",
-        help="check only the claims of one notebook (01 .. 09)",
+        type=_notebook,
+        help="check only the claims of one notebook (3 or 03)",
     )
-    p.add_argument("--failed", action="store_true", help="list only the claims that fail")
+    p.add_argument("--failed", action="store_true", help="list only the claims that fail (table or JSON)")
     return p
 
 
@@ -38,66 +49,69 @@ def main(argv: list[str] | None = None) -> int:
 
     claims = all_claims(args.notebook)
     if args.notebook is not None and not claims:
+        known = ", ".join(sorted({c.notebook for c in all_claims()}))
         print(
             f"python -m lessons.l13: no claims for notebook {args.notebook!r}; "
-            "use a two-digit number such as 01",
+            f"notebooks with claims: {known}",
             file=sys.stderr,
         )
         return 2
     results = [evaluate(c) for c in claims]
     elapsed = time.perf_counter() - start
     failed = [r for r in results if not r.ok]
-    if args.json:
-        payload = {
-            "passed": len(results) - len(failed),
-            "failed": len(failed),
-            "seconds": round(elapsed, 4),
-            "claims": [
-                {
-                    "id": r.claim.id,
-                    "notebook": r.claim.notebook,
-                    "claim": r.claim.text,
-                    "stated": r.claim.stated_text(),
-                    "computed": r.computed_text(),
-                    "tolerance": max(r.claim.tolerances()),
-                    "ok": r.ok,
-                    **({"error": r.error} if r.error else {}),
-                }
-                for r in results
-            ],
-        }
-        json.dump(payload, sys.stdout, indent=2)
-        print()
-    else:
-        _print_table(failed if args.failed else results)
-        print(
-            f"\n{len(results) - len(failed)} of {len(results)} claims hold"
-            + (f"; {len(failed)} FAIL" if failed else "")
-            + f" (checked in {elapsed:.2f} s)"
-        )
-    return 1 if failed else 0
+    status = 1 if failed else 0
+    try:
+        if args.json:
+            _print_json(failed if args.failed else results, len(results) - len(failed), len(failed), elapsed)
+        else:
+            _print_table(failed if args.failed else results)
+            print(
+                f"\n{len(results) - len(failed)} of {len(results)} claims hold"
+                + (f"; {len(failed)} FAIL" if failed else "")
+                + f" (checked in {elapsed:.2f} s)"
+            )
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped reading (``| head``): not an error. Python would report the
+        # pipe again when it flushes stdout at exit, so point stdout at /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return status
+
+
+def _print_json(results, passed: int, failed: int, elapsed: float) -> None:
+    payload = {
+        "passed": passed,
+        "failed": failed,
+        "seconds": round(elapsed, 4),
+        "claims": [
+            {
+                "id": r.claim.id,
+                "notebook": r.claim.notebook,
+                "claim": r.claim.text,
+                "stated": r.claim.stated_text(),
+                "computed": r.computed_text(),
+                "tolerance": max(r.claim.tolerances()),
+                "ok": r.ok,
+                **({"error": r.error} if r.error else {}),
+            }
+            for r in results
+        ],
+    }
+    json.dump(payload, sys.stdout, indent=2)
+    print()
 
 
 def _print_table(results) -> None:
-    width = min(shutil.get_terminal_size((120, 20)).columns, 160)
-    text_width = max(30, width - 4 - 2 * 30 - 3)
-    header = f"{'':4}{'claim':<{text_width}} {'stated':<30}{'computed':<30}"
-    notebook = None
-    for r in results:
-        if r.claim.notebook != notebook:
-            notebook = r.claim.notebook
-            print(f"\nnotebook {notebook}")
-            print(header)
-        mark = " ok " if r.ok else "FAIL"
-        lines = textwrap.wrap(r.claim.text, text_width) or [""]
-        stated, computed = r.claim.stated_text(), r.computed_text()
-        if len(stated) < 30 and len(computed) < 30:
-            print(f"{mark}{lines[0]:<{text_width}} {stated:<30}{computed}")
-        else:
-            print(f"{mark}{lines[0]}")
-            lines.append(f"stated {stated}  computed {computed}")
-        for line in lines[1:]:
-            print(f"{'':4}{line}")
+    from .claims import text_table
+
+    width = min(shutil.get_terminal_size((100, 20)).columns, 200)
+    notebooks = sorted({r.claim.notebook for r in results})
+    for notebook in notebooks:
+        print(f"\nnotebook {notebook}")
+        for line in text_table([r for r in results if r.claim.notebook == notebook], width):
+            print(line)
 
 
 if __name__ == "__main__":

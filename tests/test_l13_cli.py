@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,24 +19,24 @@ ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = all_claims()
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, columns: int = 140) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "lessons.l13", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "COLUMNS": "140"},
+        env={**os.environ, "COLUMNS": str(columns)},
     )
 
 
 def rows(stdout: str) -> list[str]:
-    return [line for line in stdout.splitlines() if line.startswith((" ok ", "FAIL"))]
+    return [line for line in stdout.splitlines() if line.startswith(("ok ", "FAIL"))]
 
 
 @pytest.fixture(scope="module")
 def table():
-    return run()
+    return run(columns=200)  # wide enough for every stated value on one line
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def test_every_claim_holds_exit_0(table):
 def test_one_row_per_claim(table):
     found = rows(table.stdout)
     assert len(found) == len(CLAIMS)
-    assert all(r.startswith(" ok ") for r in found)
+    assert all(r.startswith("ok ") for r in found)
     for c in CLAIMS:  # every claim's stated value is printed
         assert c.stated_text() in table.stdout, c.id
     assert f"{len(CLAIMS)} of {len(CLAIMS)} claims hold" in table.stdout.splitlines()[-1]
@@ -89,6 +90,52 @@ def test_unknown_notebook_exits_2_with_a_message():
 
 def test_unknown_option_exits_2():
     assert run("--frobnicate").returncode == 2
+
+
+def test_notebook_without_leading_zero():
+    result = run("--notebook", "3")
+    assert result.returncode == 0, result.stderr
+    assert len(rows(result.stdout)) == len(all_claims("03"))
+    assert "notebook 03" in result.stdout
+
+
+def test_notebook_not_a_number_exits_2_naming_the_argument():
+    result = run("--notebook", "three")
+    assert result.returncode == 2
+    assert "argument --notebook: expected a notebook number such as 3 or 03; got 'three'" in result.stderr
+
+
+def test_piped_into_head_ends_quietly():
+    """``python -m lessons.l13 | head -3``: the reader closes the pipe early; no traceback."""
+    l13_cmd = [sys.executable, "-m", "lessons.l13"]
+    producer = subprocess.Popen(l13_cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = producer.stdout.readline()  # let it start writing, then stop reading
+    producer.stdout.close()
+    _, err = producer.communicate(timeout=120)
+    assert first.strip() == b"" or first.startswith(b"notebook")
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()
+    assert producer.returncode == 0
+
+
+def test_at_80_columns_every_line_fits_and_no_number_is_broken():
+    result = run(columns=80)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    too_long = [line for line in lines if len(line) > 80]
+    assert too_long == []
+    # Each number a claim states appears whole on one line (wrapping happens between numbers).
+    numbers = {n for c in CLAIMS for n in re.findall(r"-?\d[\d.e+-]*", c.stated_text())}
+    whole = set(re.findall(r"-?\d[\d.e+-]*", result.stdout))
+    assert numbers <= whole, sorted(numbers - whole)[:10]
+    # Wrapped values continue in their own column: the row with the longest stated value
+    # continues on the next line, starting under "stated".
+    header = next(line for line in lines if "stated" in line and "computed" in line)
+    column = header.index("stated")
+    longest = max(CLAIMS, key=lambda c: len(c.stated_text()))
+    first_number = re.findall(r"-?\d[\d.e+-]*", longest.stated_text())[0]
+    row = next(i for i, line in enumerate(lines) if line.startswith("ok ") and line[column:].startswith("["
+               + first_number))
+    assert lines[row + 1][column - 2:column] == "  " and lines[row + 1][column] not in " ["
 
 
 # --------------------------------------------------------------------------- in-process
@@ -135,7 +182,17 @@ def test_a_failing_claim_in_json_and_failed_mode(one_wrong_claim, capsys):
     assert len(rows(capsys.readouterr().out)) == 1
 
 
+def test_json_failed_lists_only_the_failures(one_wrong_claim, capsys):
+    assert l13.main(["--json", "--failed"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert [e["id"] for e in payload["claims"]] == ["02.position_1"]
+    assert payload["failed"] == 1 and payload["passed"] == len(CLAIMS) - 1
+    assert l13.main(["--json", "--failed", "--notebook", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["claims"] == []
+
+
 def test_a_claim_whose_computation_raises_is_reported(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "200")
     target = _registry._CLAIMS["03.d32.pairs"]
 
     def broken():

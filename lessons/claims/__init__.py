@@ -6,6 +6,9 @@ of them. Use :func:`all_claims`, :func:`get` and :func:`check` from notebooks an
 
 from __future__ import annotations
 
+import html
+import re
+
 from .._modules import import_all
 from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
 
@@ -45,25 +48,176 @@ def check(notebook: str | None = None) -> list[ClaimResult]:
     return [evaluate(c) for c in all_claims(notebook)]
 
 
-def show(notebook: str) -> None:
-    """Print a notebook's claims as a small table: stated, computed, agrees (for notebooks)."""
-    results = check(notebook)
-    for r in results:
-        mark = "ok  " if r.ok else "FAIL"
-        print(f"{mark} {r.claim.id:<34} stated {r.claim.stated_text():<32} computed {r.computed_text()}")
+def notebook_number(notebook) -> str:
+    """A notebook's two-digit number from ``3``, ``"3"`` or ``"03"`` (ValueError otherwise)."""
+    text = str(notebook).strip()
+    if isinstance(notebook, bool) or not text.isdigit() or not 1 <= int(text) <= 99:
+        raise ValueError(f"notebook must be a notebook number such as 3 or '03'; got {notebook!r}")
+    return f"{int(text):02d}"
+
+
+# ----------------------------------------------------------------------------- the table
+
+MARKS = {True: "ok", False: "FAIL"}
+TEXT_WIDTH = 100  # width of the plain-text table that ends a notebook (fixed: outputs stay the same)
+_CLAIM_MIN = 24  # the claim column is never narrower than this (unless the line is)
+_GAP = "  "
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut after each space: a number (no spaces inside) is never cut."""
+    return re.findall(r"\S+\s*", text) or [""]
+
+
+def wrap_cell(text: str, width: int) -> list[str]:
+    """Lines of at most ``width`` characters, broken only at spaces (so never inside a number).
+
+    A word longer than ``width`` gets a line of its own and is not cut.
+    """
+    lines, line = [], ""
+    for chunk in _chunks(text):
+        if line and len((line + chunk).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = chunk
+        else:
+            line += chunk
+    lines.append(line.rstrip())
+    return lines
+
+
+def _value_widths(stated: list[str], computed: list[str], budget: int) -> tuple[int, int]:
+    def natural(texts, head):
+        return max([len(head), *map(len, texts)])
+
+    def smallest(texts, head):
+        return max([len(head), *(len(c.rstrip()) for t in texts for c in _chunks(t))])
+
+    s_nat, c_nat = natural(stated, "stated"), natural(computed, "computed")
+    s_min, c_min = smallest(stated, "stated"), smallest(computed, "computed")
+    if s_nat + c_nat <= budget:
+        return s_nat, c_nat
+    s = max(s_min, min(s_nat, budget // 2))
+    c = max(c_min, min(c_nat, budget - s))
+    s = max(s_min, min(s_nat, budget - c))
+    return s, c
+
+
+def text_table(results: list[ClaimResult], width: int = TEXT_WIDTH) -> list[str]:
+    """The claims as plain-text rows (a header first) that fit in ``width`` columns.
+
+    Columns: ``ok``/``FAIL``, the claim, the stated value, the computed value. Each cell
+    wraps inside its own column at spaces only, so a number is never broken and every row
+    starts its columns at the same place. A column is only wider than ``width`` allows when
+    a single number is longer than the room left for it.
+    """
+    mark_w = max(len(m) for m in MARKS.values())
+    stated = [r.claim.stated_text() for r in results]
+    computed = [r.computed_text() for r in results]
+    room = width - mark_w - 1 - 2 * len(_GAP)
+    # The claim column keeps at least 45% of the room; the value columns share the rest.
+    s_w, c_w = _value_widths(stated, computed, max(room - max(_CLAIM_MIN, int(0.45 * room)), 0))
+    longest = max([len("claim"), *(len(r.claim.text) for r in results)])
+    claim_w = max(min(longest, room - s_w - c_w), min(longest, _CLAIM_MIN))
+    lines = [f"{'':<{mark_w}} {'claim':<{claim_w}}{_GAP}{'stated':<{s_w}}{_GAP}computed"]
+    for r, s, c in zip(results, stated, computed, strict=True):
+        cells = [wrap_cell(r.claim.text, claim_w), wrap_cell(s, s_w), wrap_cell(c, c_w)]
+        for i in range(max(map(len, cells))):
+            claim_part, s_part, c_part = (cell[i] if i < len(cell) else "" for cell in cells)
+            mark = MARKS[r.ok] if i == 0 else ""
+            line = f"{mark:<{mark_w}} {claim_part:<{claim_w}}{_GAP}{s_part:<{s_w}}{_GAP}{c_part}"
+            lines.append(line.rstrip())
+    return lines
+
+
+def summary(results: list[ClaimResult], notebook: str | None = None) -> str:
+    """One sentence: how many of the claims hold."""
     failed = sum(not r.ok for r in results)
-    print(f"{len(results) - failed} of {len(results)} claims of notebook {notebook} hold")
+    where = f" of notebook {notebook}" if notebook else ""
+    fail = f"; {failed} FAIL" if failed else ""
+    return f"{len(results) - failed} of {len(results)} claims{where} hold{fail}"
+
+
+def _html_value(text: str) -> str:
+    # Each piece (a number with its comma) is kept on one line; the line may break between them.
+    return " ".join(
+        f'<span style="white-space: nowrap">{html.escape(chunk.rstrip())}</span>' for chunk in _chunks(text)
+    )
+
+
+class ClaimsTable:
+    """A notebook's claims with what they state and what is computed now.
+
+    Shown as an HTML table in JupyterLab (``_repr_html_``) and as the plain-text table of
+    :func:`text_table` elsewhere (``repr``). Both are the same on every run.
+    """
+
+    def __init__(self, notebook: str, results: list[ClaimResult]):
+        self.notebook = notebook
+        self.results = list(results)
+
+    def text(self, width: int = TEXT_WIDTH) -> str:
+        return "\n".join([*text_table(self.results, width), summary(self.results, self.notebook)])
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        left = "text-align: left; vertical-align: top"
+        head = "".join(f'<th style="{left}">{name}</th>' for name in ("", "claim", "stated", "computed"))
+        rows = []
+        for r in self.results:
+            mark = MARKS[r.ok] if r.ok else f'<strong style="color: #b91c1c">{MARKS[r.ok]}</strong>'
+            rows.append(
+                f'<tr title="{html.escape(r.claim.id)}"><td style="{left}">{mark}</td>'
+                f'<td style="{left}">{html.escape(r.claim.text)}</td>'
+                f'<td style="{left}">{_html_value(r.claim.stated_text())}</td>'
+                f'<td style="{left}">{_html_value(r.computed_text())}</td></tr>'
+            )
+        return (
+            f'<table class="lessons-claims" data-notebook="{html.escape(self.notebook)}">'
+            f'<caption style="caption-side: bottom; text-align: left">{summary(self.results, self.notebook)}'
+            "</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
+
+def table(notebook) -> ClaimsTable:
+    """The :class:`ClaimsTable` of one notebook (``3`` or ``"03"``), its claims checked now."""
+    nb = notebook_number(notebook)
+    return ClaimsTable(nb, check(nb))
+
+
+def show(notebook) -> None:
+    """Show a notebook's claims table: HTML in JupyterLab, plain text in a terminal."""
+    claims_table = table(notebook)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        from IPython.display import display
+
+        display(claims_table)
+    else:
+        print(claims_table.text())
 
 
 __all__ = [
     "Claim",
     "ClaimResult",
+    "ClaimsTable",
     "all_claims",
     "check",
     "claim",
     "evaluate",
     "format_like",
     "get",
+    "notebook_number",
     "show",
     "stated",
+    "summary",
+    "table",
+    "text_table",
 ]
