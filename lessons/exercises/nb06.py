@@ -1,53 +1,65 @@
 """Exercises of notebook 06 (``solutions/06_exercises.ipynb``).
 
 Every expected answer is computed here with the package's own code (``lessons.rotation``,
-``lessons.frequencies``, ``lessons.rope``, ``lessons.kv_cache``), never with the solution
-notebook's code, so a wrong solution cannot agree with itself.
+``lessons.frequencies``, ``lessons.rope``), never with the solution notebook's code, so a
+wrong solution cannot agree with itself. The mutants are known wrong answers: an answer that
+behaves like one gets its hint, in the notebook's check and in the grader's feedback alike.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..frequencies import angle_table, pair_frequencies
-from ..kv_cache import RotaryKVCache
+from ..frequencies import pair_frequencies, pairs_under_one_turn
 from ..rope import apply_rope, rope_rotate
 from ..rotation import rotate_2d
-from ._spec import function_exercise, value_exercise
+from . import _rope_mutants as rm
+from ._spec import Mutant, checker_exercise, function_exercise, value_exercise, written_question
+
+SIGN_HINT = ("your output is what you get with the angle's sign flipped (a clockwise turn): "
+             "look at the minus sign in the rotation")
 
 
-def _rotated_dot(q_position: int, k_position: int) -> float:
-    content = np.array([1.0, 0.0])
-    return float(rotate_2d(content, float(q_position)) @ rotate_2d(content, float(k_position)))
+# ------------------------------------------------------------ Exercise 1: one pair, two positions
+def _score_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"q": [1.0, 0.0], "k": [0.0, 1.0], "m": int(rng.integers(1, 6)), "n": int(rng.integers(0, 6))}]
+    for i in range(7):
+        top = 20 if i < 4 else 3000
+        cases.append({"q": rng.normal(size=2).tolist(), "k": rng.normal(size=2).tolist(),
+                      "m": int(rng.integers(0, top)), "n": int(rng.integers(0, top))})
+    return cases
 
 
-# Exercise 1: the same content [1, 0] for Q and K, frequency 1.
-@value_exercise("ex06_dot_2_3", title="Exercise 1a: the dot at positions 2 and 3", points=1,
-                name="dot_2_3")
-def _():
-    return _rotated_dot(2, 3)
+@function_exercise(
+    "ex06_score", title="Exercise 1: the score of one pair at two positions", points=2, name="score",
+    cases=_score_cases,
+    practises="turning q and k by their own positions (frequency 1) and taking the dot product",
+    mutants=(
+        Mutant("sign_flipped", SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))),
+        Mutant("positions_ignored", "your score does not change with the positions m and n: "
+               "turn q by m radians and k by n radians before the dot product",
+               lambda q, k, m, n: float(np.dot(q, k))),
+        Mutant("only_key_turned", "your score is what you get when only k is turned: turn q by m as well",
+               lambda q, k, m, n: float(np.dot(q, rotate_2d(k, n)))),
+        Mutant("only_query_turned", "your score is what you get when only q is turned: turn k by n as well",
+               lambda q, k, m, n: float(rotate_2d(q, m) @ np.asarray(k))),
+        Mutant("degrees", "your score treats the positions as degrees: the angle is m radians (no pi/180)",
+               lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n)))),
+    ),
+)
+def _(q, k, m, n):
+    return float(rotate_2d(q, float(m)) @ rotate_2d(k, float(n)))
 
 
-@value_exercise("ex06_dot_9_10", title="Exercise 1b: the dot at positions 9 and 10", points=1,
-                name="dot_9_10")
-def _():
-    return _rotated_dot(9, 10)
+written_question(
+    "ex06_gap_question", title="Exercise 1, question: two positions, one distance", points=1,
+    prompt="With q = k = [1, 0], compute score at positions 2 and 3, then at 9 and 10. "
+           "Compare the two and explain why.",
+    practises="the lesson's first exercise: only the distance between the positions counts",
+)
 
 
-# Exercise 2: d = 4, [1, 0, 1, 0] at position 1, theta = 10000.
-@value_exercise("ex06_angles_d4", title="Exercise 2a: the two angles at position 1", points=1,
-                name="angles_d4")
-def _():
-    return angle_table([1.0], pair_frequencies(4))[0]
-
-
-@value_exercise("ex06_length_d4", title="Exercise 2b: the length after rotation", points=1,
-                name="length_d4")
-def _():
-    return float(np.linalg.norm(rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0])))
-
-
-# Exercise 3: functions, graded on inputs drawn at grading time.
+# ------------------------------------------------------------ Exercise 2: the rotation, step by step
 def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
     cases = [{"pair": [1.0, 0.0], "angle": float(rng.uniform(0.1, 3.0))}]
     for _ in range(7):
@@ -58,11 +70,18 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
 
 
 @function_exercise(
-    "ex06_rotate_pair",
-    title="Exercise 3a: rotate one pair",
-    points=2,
-    name="rotate_pair",
+    "ex06_rotate_pair", title="Exercise 2a: rotate one pair", points=2, name="rotate_pair",
     cases=_rotate_pair_cases,
+    where=lambda index, case: f"output [{index[0]}] ({'x' if index[0] == 0 else 'y'} of the turned pair)",
+    practises="the 2D rotation [cos -sin; sin cos]",
+    mutants=(
+        Mutant("sign_flipped", SIGN_HINT, lambda pair, angle: rotate_2d(pair, -angle)),
+        Mutant("degrees", "your output treats the angle as degrees: numpy's cos and sin take radians",
+               lambda pair, angle: rotate_2d(pair, np.radians(angle))),
+        Mutant("coordinates_swapped", "your output has the two coordinates in the wrong order: "
+               "return [x', y'] with x' = x cos - y sin first",
+               lambda pair, angle: rotate_2d(pair, angle)[::-1]),
+    ),
 )
 def _(pair, angle):
     return rotate_2d(pair, angle)
@@ -71,18 +90,26 @@ def _(pair, angle):
 def _pair_frequencies_cases(rng: np.random.Generator) -> list[dict]:
     cases = []
     for i in range(6):
-        d = int(2 * rng.integers(1, 33))
+        d = int(2 * rng.integers(2, 33))
         base = 10000.0 if i < 2 else float(10 ** rng.uniform(1.0, 6.0))
         cases.append({"d": d, "base": base})
     return cases
 
 
 @function_exercise(
-    "ex06_pair_frequencies",
-    title="Exercise 3b: the frequency table",
-    points=2,
-    name="pair_frequencies",
+    "ex06_pair_frequencies", title="Exercise 2b: the frequency table", points=2, name="pair_frequencies",
     cases=_pair_frequencies_cases,
+    where=lambda index, case: f"pair {index[0]}",
+    practises="omega_i = base^(-2i/d), one frequency per pair",
+    mutants=(
+        Mutant("i_not_2i", "your frequencies use i/d in the exponent: it is 2i/d, with i counting the pairs",
+               lambda d, base: base ** (-np.arange(d // 2) / d)),
+        Mutant("exponent_sign", "your frequencies grow with i: the exponent is negative, base^(-2i/d)",
+               lambda d, base: base ** (np.arange(0, d, 2) / d)),
+        Mutant("one_per_coordinate", "your table has one frequency per coordinate (d of them): "
+               "there is one per pair, d/2 of them",
+               lambda d, base: base ** (-np.arange(d) / d)),
+    ),
 )
 def _(d, base):
     return pair_frequencies(d, base)
@@ -93,7 +120,7 @@ def _apply_rope_cases(rng: np.random.Generator) -> list[dict]:
     for i in range(6):
         B, H = int(rng.integers(1, 3)), int(rng.integers(1, 4))
         T = int(rng.integers(1, 6))
-        d = int(rng.choice([2, 4, 6, 8, 12, 16]))
+        d = int(rng.choice([4, 6, 8, 12, 16]))
         if i == 0:  # a small first case: the counterexample a learner can read
             B, H, T, d = 1, 1, 2, 4
             positions = list(range(T))
@@ -107,35 +134,139 @@ def _apply_rope_cases(rng: np.random.Generator) -> list[dict]:
     return cases
 
 
+def _rope_where(index, case) -> str:
+    which, b, h, t, j = index
+    position = case["positions"][t] if case else t
+    return (f"{'q' if which == 0 else 'k'}[{b}, {h}, {t}, {j}]: token {t} (position {position:g}), "
+            f"pair {j // 2}")
+
+
+def _interleaved(x, positions, inv_freq):
+    return apply_rope(x, x, positions, inv_freq=inv_freq)[0]
+
+
 @function_exercise(
-    "ex06_apply_rope",
-    title="Exercise 3c: apply_rope on [B, H, T, d]",
-    points=3,
-    name="apply_rope",
-    cases=_apply_rope_cases,
+    "ex06_apply_rope", title="Exercise 2c: apply_rope on [B, H, T, d]", points=3, name="apply_rope",
+    cases=_apply_rope_cases, where=_rope_where,
+    practises="rotating every pair of every query and key by position x frequency, by broadcasting",
+    mutants=(
+        Mutant("sign_flipped", SIGN_HINT,
+               lambda q, k, positions: apply_rope(q, k, -np.asarray(positions, dtype=float))),
+        Mutant("positions_ignored", "your output does not use the positions you are given: it is what "
+               "tokens at 0, 1, 2, ... would get; build the angles from `positions`",
+               lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2]))),
+        Mutant("nothing_rotated", "your output is q and k unchanged: nothing is rotated",
+               lambda q, k, positions: (np.asarray(q), np.asarray(k))),
+        Mutant("i_not_2i", "your angles use frequencies base^(-i/d): the exponent is 2i/d, i counting the pairs",
+               lambda q, k, positions: apply_rope(q, k, positions,
+                                                  inv_freq=10000.0 ** (-np.arange(np.shape(q)[-1] // 2)
+                                                                       / np.shape(q)[-1]))),
+        Mutant("split_half", "your output pairs coordinate i with i + d/2 (the split-half layout): "
+               "this exercise pairs adjacent coordinates (2i, 2i+1)",
+               lambda q, k, positions: apply_rope(q, k, positions, layout="split_half")),
+        Mutant("only_q", "your k is not rotated: rotate the keys as well", lambda q, k, positions: (
+            apply_rope(q, q, positions)[0], np.asarray(k))),
+    ),
 )
 def _(q, k, positions):
     return apply_rope(q, k, positions)
 
 
-# Exercise 4: silent bugs. Code that runs, keeps every shape, and computes the wrong numbers.
-@value_exercise(
-    "ex06_cache_bug",
-    title="Exercise 4a: the KV-cache scores, fixed",
-    points=2,
-    name="fixed_scores",
-)
-def _():
-    cache = RotaryKVCache(d=2)
-    cache.append(np.array([[1.0, 0.0], [1.0, 0.0]]), np.zeros((2, 1)))
-    return cache.scores(np.array([1.0, 0.0]))  # the query at its true position, 2
+def _rotated_d4():
+    return rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0])[0]
 
 
 @value_exercise(
-    "ex06_layout_bug",
-    title="Exercise 4b: the split-half vector, rotated correctly",
-    points=2,
-    name="fixed_rotation",
+    "ex06_rotated_d4", title="Exercise 2d: [1, 0, 1, 0] rotated at position 1", points=1, name="rotated_d4",
+    where=lambda index, case: f"coordinate {index[0]}",
+    practises="the lesson's second exercise: two pairs turning at two speeds (d = 4, base 10000)",
+    wrong_values=(
+        (lambda: np.array([1.0, 0.0, 1.0, 0.0]), "this is x unrotated: turn each pair by position x its frequency"),
+        (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], layout="split_half")[0],
+         "this pairs coordinate i with i + 2 (split-half): pair the adjacent coordinates (0, 1) and (2, 3)"),
+        (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], inv_freq=10000.0 ** (-np.arange(2) / 4))[0],
+         "the second pair turns with base^(-1/4): its frequency is base^(-2i/d) = base^(-2/4)"),
+        (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [-1.0])[0], SIGN_HINT),
+    ),
 )
 def _():
-    return rope_rotate(np.array([[1.0, 2.0, 3.0, 4.0]]), [1.0], layout="split_half")[0]
+    return _rotated_d4()
+
+
+written_question(
+    "ex06_length_question", title="Exercise 2, question: the length after the rotation", points=1,
+    prompt="Print the two angles of rotated_d4 and the length of x before and after the rotation. "
+           "Explain why the lengths compare as they do, for any position and base.",
+    practises="the lesson's second exercise: each pair is turned, never stretched",
+)
+
+
+# ------------------------------------------------------------ Exercise 3: pairs under one turn
+def _under_one_turn_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"d": 8, "distance": int(rng.integers(2, 50)), "base": 10000.0}]
+    for i in range(9):
+        d = int(2 * rng.integers(2, 129))
+        distance = int(10 ** rng.uniform(0, 5.5))
+        base = 10000.0 if i < 5 else float(10 ** rng.uniform(3, 6))
+        cases.append({"d": d, "distance": distance, "base": base})
+    return cases
+
+
+@function_exercise(
+    "ex06_pairs_under_one_turn", title="Exercise 3: pairs under one turn at a distance", points=2,
+    name="pairs_under_one_turn", cases=_under_one_turn_cases, tolerance=0.0,
+    practises="which pairs can still tell a distance apart: distance x omega_i below one full turn",
+    mutants=(
+        Mutant("counted_the_others", "you counted the pairs that HAVE made a full turn: count those below one turn",
+               lambda d, distance, base: d // 2 - pairs_under_one_turn(distance, d, base)),
+        Mutant("half_turn", "one full turn is 2*pi radians, not pi",
+               lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < np.pi))),
+        Mutant("one_radian", "one full turn is 2*pi radians: compare the angle with 2*pi, not 1",
+               lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < 1.0))),
+        Mutant("i_not_2i", "your frequencies use i/d in the exponent: it is 2i/d",
+               lambda d, distance, base: int(np.count_nonzero(
+                   distance * base ** (-np.arange(d // 2) / d) < 2 * np.pi))),
+    ),
+)
+def _(d, distance, base):
+    return pairs_under_one_turn(distance, d, base)
+
+
+# ------------------------------------------------------------ Exercise 4: write the tests
+PUBLIC_MUTANTS = (
+    Mutant("no_rotation", "a candidate that rotates nothing: compare its output with rotated values",
+           rm.rope_no_rotation),
+    Mutant("norm_not_kept", "a candidate whose 'rotation' changes the length of the vectors: "
+           "a rotation keeps every pair's length", rm.rope_norm_not_kept),
+    Mutant("query_only", "a candidate that leaves the keys unrotated: check k as well as q",
+           rm.rope_query_only),
+)
+HIDDEN_MUTANTS = (
+    Mutant("sign_flipped", "the angle's sign flipped for q and k alike", rm.rope_sign_flipped),
+    Mutant("positions_ignored", "tokens rotated at 0, 1, 2, ... whatever the positions given",
+           rm.rope_positions_ignored),
+    Mutant("i_not_2i", "frequencies base^(-i/d) instead of base^(-2i/d)", rm.rope_i_not_2i),
+    Mutant("split_half", "the split-half layout instead of adjacent pairs", rm.rope_split_half),
+    Mutant("v_rotated", "V rotated like K", rm.rope_v_rotated),
+    Mutant("cache_reset", "the queries' positions counted again from 0", rm.rope_cache_reset),
+    Mutant("float16_angles", "angles rounded to float16", rm.rope_float16_angles),
+    Mutant("rotary_width_off", "the last pair left unrotated (a rotary width of d - 2)", rm.rope_rotary_width_off),
+    Mutant("base_wrong", "base 500000 instead of 10000", rm.rope_base_wrong),
+    Mutant("key_rotated_twice", "every key rotated twice", rm.rope_key_rotated_twice),
+    Mutant("positions_off_by_one", "every position counted from 1 instead of 0", rm.rope_positions_off_by_one),
+)
+
+checker_exercise(
+    "ex06_check_rope", title="Exercise 4: write the tests", points=4, name="check_rope",
+    correct=Mutant("correct", "the right implementation", rm.rope_correct),
+    public_mutants=PUBLIC_MUTANTS, hidden_mutants=HIDDEN_MUTANTS,
+    practises="writing the checks that catch silent RoPE bugs (graded by the hidden buggy implementations caught)",
+)
+
+written_question(
+    "ex06_shift_question", title="Exercise 4, question: what the shift check cannot see", points=1,
+    prompt="A candidate that flips the sign of every angle, for q and k alike, passes the shift check "
+           "(move every position by the same amount: the scores do not change). Why does it pass, "
+           "and which check in your check_rope catches it?",
+    practises="why only a comparison with independently computed values at non-zero positions catches some bugs",
+)

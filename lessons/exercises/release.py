@@ -26,6 +26,12 @@ The cell layout of an exercise (see ``solutions/06_exercises.ipynb``):
   ``{"grade_id": "ex06_rotate_pair_check", "solution": false, "grade": true, "locked": true,
   "points": 2, "task": false, "schema_version": 3}`` (:func:`check_metadata`) — nbgrader's
   autograded-answer / autograder-test pair. Outputs are cleared and nbgrader metadata kept.
+
+A written question (:func:`lessons.exercises.written_question`, graded by a person) is one
+markdown cell, nbgrader's manually graded answer: ``{"grade_id": "ex06_why_not_v",
+"solution": true, "grade": true, "locked": false, "task": false, "points": 1,
+"schema_version": 3}`` (:func:`written_metadata`). Its model answer sits between the markers
+and becomes ``YOUR ANSWER HERE``; the question itself is in the markdown cell above.
 """
 
 from __future__ import annotations
@@ -55,6 +61,12 @@ def check_metadata(grade_id: str, points: float) -> dict:
     """nbgrader schema 3 metadata of the locked check (autograder test) cell of ``grade_id``."""
     return {"grade": True, "grade_id": f"{grade_id}_check", "locked": True, "points": points,
             "schema_version": 3, "solution": False, "task": False}
+
+
+def written_metadata(grade_id: str, points: float) -> dict:
+    """nbgrader schema 3 metadata of a manually graded (written) answer cell."""
+    return {"grade": True, "grade_id": grade_id, "locked": False, "points": points,
+            "schema_version": 3, "solution": True, "task": False}
 
 
 def has_solution(source: str) -> bool:
@@ -103,6 +115,11 @@ def student_notebook(solution):
                 ex = None
             if ex is not None and ex.kind == "value":
                 value_name = ex.name
+            if ex is not None and ex.kind == "written":
+                if cell.cell_type != "markdown" or dict(cell.metadata["nbgrader"]) != written_metadata(
+                        ex.grade_id, ex.points):
+                    raise ValueError(f"{grade_id}: a written answer is a markdown cell with metadata "
+                                     f"{written_metadata(ex.grade_id, ex.points)}")
         cell.source = stub_source(cell.source, cell.cell_type, value_name)
     return nb
 
