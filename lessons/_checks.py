@@ -111,3 +111,38 @@ def as_positions(positions, name: str = "positions", length: int | None = None) 
             f"got {arr.shape[0]}"
         )
     return arr
+
+
+def as_batch_positions(positions, shape: tuple, name: str = "positions") -> np.ndarray:
+    """Positions for a tensor of shape [..., T, d], shaped to broadcast against its [..., T].
+
+    [T]: the same positions for every row, returned as float64 [T]. [B, T]: one row of
+    positions per entry of the tensor's first (batch) axis, as transformers' position_ids
+    (left padding, packed sequences); returned as [B, 1, ..., 1, T]. A single row [1, T]
+    serves every batch entry.
+    """
+    arr = as_float_array(positions, name, min_ndim=0).astype(np.float64, copy=False)
+    T = shape[-2]
+    if arr.ndim not in (1, 2):
+        raise ValueError(
+            f"{name} must have shape [T] (one position per token) or [B, T] (one row per "
+            f"batch entry); got shape {arr.shape}"
+        )
+    if arr.shape[-1] != T:
+        raise ValueError(
+            f"{name} must hold one position per token: expected {T} (the T axis), "
+            f"got {arr.shape[-1]}"
+        )
+    if arr.ndim == 1:
+        return arr
+    if len(shape) < 3:
+        raise ValueError(
+            f"{name} of shape [B, T] need a batch axis: a tensor of shape [B, ..., T, d]; "
+            f"got shape {tuple(shape)}"
+        )
+    if arr.shape[0] not in (1, shape[0]):
+        raise ValueError(
+            f"{name} of shape [B, T] must have one row per batch entry: expected B = "
+            f"{shape[0]} (the first axis) or 1, got {arr.shape[0]}"
+        )
+    return arr.reshape(arr.shape[0], *[1] * (len(shape) - 3), T)

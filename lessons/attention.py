@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_layout, check_positive
+from ._checks import as_float_array, as_positions
 from .frequencies import DEFAULT_BASE
 from .rope import rope_rotate
 
@@ -64,8 +64,7 @@ def attention(
     if rope and (q_positions is None or k_positions is None):
         raise ValueError("give both q_positions and k_positions to apply RoPE, or neither")
     if rope:
-        check_layout(layout)
-        check_positive(base, "base")
+        # checked here for their names and the causal mask; rope_rotate checks base and layout
         qp = as_positions(q_positions, "q_positions", length=Tq)
         kp = as_positions(k_positions, "k_positions", length=Tk)
         q = rope_rotate(q, qp, base=base, layout=layout)

@@ -15,18 +15,35 @@ import numbers
 
 import numpy as np
 
-from ._checks import _describe, as_float_array, check_layout, check_positive, check_width
-from .frequencies import DEFAULT_BASE
-from .rope import rope_rotate
+from ._checks import _describe, as_float_array, check_layout, check_width
+from .rope import rope_frequencies, rope_rotate
 
 
 def continuation_positions(cache_length, n_new=1) -> np.ndarray:
-    """Positions of ``n_new`` tokens that follow ``cache_length`` cached ones (``08``)."""
-    for name, value, minimum in (("cache_length", cache_length, 0), ("n_new", n_new, 1)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be an integer; got {_describe(value)}")
-        if value < minimum:
-            raise ValueError(f"{name} must be at least {minimum}; got {value}")
+    """Positions of ``n_new`` tokens that follow ``cache_length`` cached ones (``08``).
+
+    ``cache_length`` is an integer (result [n_new]) or one count per batch row [B] (result
+    [B, n_new]): in a left-padded batch each row continues after its own real tokens,
+    the count of 1s in its attention mask.
+    """
+    if isinstance(n_new, bool) or not isinstance(n_new, numbers.Integral):
+        raise TypeError(f"n_new must be an integer; got {_describe(n_new)}")
+    if n_new < 1:
+        raise ValueError(f"n_new must be at least 1; got {n_new}")
+    if isinstance(cache_length, (list, tuple, np.ndarray)):
+        lengths = np.asarray(cache_length)
+        if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer) or lengths.dtype == bool:
+            raise TypeError(
+                f"cache_length must be an integer or a 1-D array of integers (one per row); "
+                f"got {_describe(cache_length)}"
+            )
+        if lengths.size and lengths.min() < 0:
+            raise ValueError(f"cache_length must be at least 0; got {int(lengths.min())}")
+        return lengths.astype(np.int64)[:, None] + np.arange(n_new, dtype=np.int64)  # [B, n_new]
+    if isinstance(cache_length, bool) or not isinstance(cache_length, numbers.Integral):
+        raise TypeError(f"cache_length must be an integer; got {_describe(cache_length)}")
+    if cache_length < 0:
+        raise ValueError(f"cache_length must be at least 0; got {cache_length}")
     return np.arange(cache_length, cache_length + n_new, dtype=np.int64)
 
 
@@ -60,11 +77,10 @@ class RotaryKVCache:
     array([-0.29426025,  0.38205142])
     """
 
-    def __init__(self, d: int, *, base=DEFAULT_BASE, layout="interleaved", inv_freq=None):
+    def __init__(self, d: int, *, base=None, layout="interleaved", inv_freq=None):
         self.d = check_width(d, "d")
-        check_layout(layout)
-        check_positive(base, "base")
-        self.rope = dict(base=base, layout=layout, inv_freq=inv_freq)
+        self.layout = check_layout(layout)
+        self.inv_freq = rope_frequencies(self.d, base, inv_freq)  # base 10000 unless given
         self.keys = np.zeros((0, d))
         self.values = np.zeros((0, 0))
 
@@ -90,7 +106,7 @@ class RotaryKVCache:
                 f"raw_keys and values must have one row per token; got {raw_keys.shape} and {values.shape}"
             )
         positions = continuation_positions(len(self), raw_keys.shape[0])
-        rotated = rope_rotate(raw_keys, positions, **self.rope)
+        rotated = rope_rotate(raw_keys, positions, layout=self.layout, inv_freq=self.inv_freq)
         self.keys = np.concatenate([self.keys, rotated])
         self.values = values if len(self.values) == 0 else np.concatenate([self.values, values])
 
@@ -108,5 +124,5 @@ class RotaryKVCache:
         if q.shape != (self.d,):
             raise ValueError(f"raw_query must be one vector of shape ({self.d},); got {q.shape}")
         position = self.next_position() if position is None else position
-        q_rot = rope_rotate(q[None, :], [position], **self.rope)[0]
+        q_rot = rope_rotate(q[None, :], [position], layout=self.layout, inv_freq=self.inv_freq)[0]
         return self.keys @ q_rot / np.sqrt(self.d)

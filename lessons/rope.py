@@ -23,25 +23,103 @@ x_split[t*d/2 + i] = x_interleaved[2i + t], t in {0, 1}.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 
 from ._checks import (
+    as_batch_positions,
     as_float_array,
-    as_positions,
     check_finite,
     check_layout,
-    check_positive,
     check_width,
 )
-from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
+from .frequencies import pair_frequencies
+
+# --------------------------------------------------------------------------- the rotation
 
 
-def _resolve_inv_freq(rotary_dim: int, base, inv_freq) -> np.ndarray:
+def rotate_half(x) -> np.ndarray:
+    """[x1, x2] -> [-x2, x1] on the last axis (Hugging Face's ``rotate_half``) (``08``).
+
+    With pairs (j, j + d/2) it sends each pair (a, b) to (-b, a): a quarter turn.
+    """
+    x = np.asarray(x)
+    half = x.shape[-1] // 2
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+
+def _rotate_split_half(x, cos, sin):
+    """Pairs (j, j + d/2): ``x*cos + rotate_half(x)*sin``, Hugging Face's form.
+
+    x [..., T, r]; cos, sin [..., T, r/2] in x's dtype.
+    """
+    cos = np.concatenate([cos, cos], axis=-1)  # [..., T, r]: pair j's angle for j and j + r/2
+    sin = np.concatenate([sin, sin], axis=-1)
+    return x * cos + rotate_half(x) * sin  # (a, b) -> (a cos - b sin, b cos + a sin)
+
+
+_COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+
+def _rotate_interleaved(x, cos, sin):
+    """Pairs (2i, 2i+1) as complex numbers x[2i] + 1j*x[2i+1], times e^(1j*angle): Meta's form.
+
+    x [..., T, r], contiguous; cos, sin [..., T, r/2] in x's dtype.
+    """
+    z = x.view(_COMPLEX[x.dtype])  # [..., T, r/2]: the same memory read as complex numbers
+    turned = z * (cos + 1j * sin)  # [..., T, r/2]: multiplying by e^(1j*angle) turns by angle
+    return turned.view(x.dtype)  # [..., T, r]: back to (real, imaginary) pairs
+
+
+def _rotate(x, cos, sin, layout, name):
+    """Rotate the first r = 2 * cos.shape[-1] dims of x [..., T, d]; the rest pass through.
+
+    ``x`` is a checked float32/float64 array, cos and sin [..., T, r/2] tables in its dtype.
+    A NaN or infinity in ``x`` is reported as a ValueError naming ``name``; a finite ``x``
+    whose result overflows, as one RuntimeWarning.
+    """
+    r = 2 * cos.shape[-1]
+    rotate = _rotate_interleaved if layout == "interleaved" else _rotate_split_half
+    with np.errstate(over="ignore", invalid="ignore"):  # reported below, once
+        if r == x.shape[-1]:
+            out = rotate(np.ascontiguousarray(x), cos, sin)
+        else:
+            rotated = rotate(np.ascontiguousarray(x[..., :r]), cos, sin)
+            out = np.concatenate([rotated, x[..., r:]], axis=-1)
+        # one pass over the result: NaN and infinities in x always reach it (the tables are
+        # finite); a finite total that overflows only sends us to the exact check
+        finite = np.isfinite(out.sum())
+    if not finite:
+        check_finite(x, name)
+        if not np.isfinite(out).all():
+            warnings.warn(
+                f"overflow: rotating {name} gave infinite values (its largest magnitude is "
+                f"{float(np.max(np.abs(x))):.3g}, near the limit of {x.dtype})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- the public functions
+
+
+def rope_frequencies(rotary_dim, base=None, inv_freq=None) -> np.ndarray:
+    """The per-pair frequencies RoPE uses: base^(-2i/r), or ``inv_freq`` when given (``04``, ``09``).
+
+    ``base`` defaults to 10000. ``inv_freq`` (one frequency per pair, e.g. a long-context
+    scaling from :mod:`lessons.scaling`) replaces the table ``base`` would build, so giving
+    both is an error.
+    """
+    rotary_dim = check_width(rotary_dim, "rotary_dim")
     if inv_freq is None:
-        return pair_frequencies(rotary_dim, base)
+        return pair_frequencies(rotary_dim) if base is None else pair_frequencies(rotary_dim, base)
+    if base is not None:
+        raise ValueError(
+            f"give base or inv_freq, not both: inv_freq replaces the frequencies base would "
+            f"make; got base={base!r} and inv_freq"
+        )
     inv_freq = as_float_array(inv_freq, "inv_freq").astype(np.float64, copy=False)
     if inv_freq.shape != (rotary_dim // 2,):
         raise ValueError(
@@ -49,101 +127,6 @@ def _resolve_inv_freq(rotary_dim: int, base, inv_freq) -> np.ndarray:
             f"for a rotary width of {rotary_dim}, got {inv_freq.shape}"
         )
     return inv_freq
-
-
-def rotate_pairs(x, angles, layout="interleaved") -> np.ndarray:
-    """Rotate the coordinate pairs of ``x`` [..., T, d] by ``angles`` [T, d/2] (``04``).
-
-    The whole last axis is rotated; see :func:`rope_rotate` for a partial rotary width.
-    float32 in gives float32 out; anything else is computed in float64.
-    """
-    x = as_float_array(x, "x", min_ndim=2, finite=False)
-    check_layout(layout)
-    d = check_width(x.shape[-1], "the last axis of x (head width)")
-    angles = as_float_array(angles, "angles", min_ndim=0).astype(np.float64, copy=False)
-    if angles.shape != (x.shape[-2], d // 2):
-        raise ValueError(
-            f"angles must have shape (T, d/2) = {(x.shape[-2], d // 2)} for x of shape "
-            f"{x.shape}; got {angles.shape}"
-        )
-    return _rotate(x, np.cos(angles), np.sin(angles), layout, "x")
-
-
-# Rows are rotated in blocks of about this many bytes, so that the few temporaries of a
-# block stay in the CPU cache: the whole tensor is read once and written once.
-_BLOCK_BYTES = 1 << 18
-
-
-def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, name: str) -> np.ndarray:
-    """Rotate the first 2*cos.shape[-1] dims of x [..., T, d] with cos/sin tables [T, r/2].
-
-    The remaining dims pass through. ``x`` is a float32 or float64 array whose shapes were
-    checked; its finiteness is checked here, on the way (ValueError naming ``name``).
-
-    * interleaved: pairs (2i, 2i+1) viewed as complex numbers x[2i] + 1j*x[2i+1] and
-      multiplied by exp(1j*angle) = cos + 1j*sin, Meta's form, one pass;
-    * split_half: ``x*cos + rotate_half(x)*sin`` with tables of width r, cos = [cos, cos] and
-      sin = [-sin, sin] (the minus of rotate_half folded in), Hugging Face's form.
-    """
-    dtype = x.dtype
-    shape = x.shape
-    T, d = shape[-2], shape[-1]
-    half = cos.shape[-1]
-    r = 2 * half
-    xf = np.ascontiguousarray(x).reshape(math.prod(shape[:-2]), T, d)
-    out = np.empty(xf.shape, dtype=dtype)
-    if layout == "interleaved":
-        complex_dtype = np.complex64 if dtype == np.float32 else np.complex128
-        turn = np.empty(cos.shape, dtype=complex_dtype)
-        turn.real, turn.imag = cos, sin
-    else:
-        cos_full = np.concatenate([cos, cos], axis=-1).astype(dtype, copy=False)
-        sin_full = np.concatenate([-sin, sin], axis=-1).astype(dtype, copy=False)
-    rows = max(1, min(T, _BLOCK_BYTES // (d * dtype.itemsize)))
-    tmp = np.empty((rows, 2, half), dtype=dtype)
-    finite = True
-    # inf * 0 in a non-finite x is reported below as an error, and an overflow as one warning
-    with np.errstate(invalid="ignore", over="ignore"):
-        for n in range(xf.shape[0]):
-            for a in range(0, T, rows):
-                b = min(a + rows, T)
-                xs, o = xf[n, a:b, :r], out[n, a:b, :r]
-                if layout == "interleaved":
-                    zo = o.view(complex_dtype)
-                    np.multiply(xs.view(complex_dtype), turn[a:b], out=zo)
-                else:
-                    # the second half times sin of the first, the first half times sin of the second
-                    swapped = xs.reshape(b - a, 2, half)[:, ::-1]
-                    t = tmp[: b - a]
-                    np.multiply(xs, cos_full[a:b], out=o)
-                    np.multiply(swapped, sin_full[a:b].reshape(b - a, 2, half), out=t)
-                    np.add(o, t.reshape(b - a, r), out=o)
-                if r < d:
-                    out[n, a:b, r:] = xf[n, a:b, r:]
-                    o = out[n, a:b]
-                # the sum of the block (still in cache) is finite unless an element is not (NaN
-                # and infinities propagate); a finite sum that overflows only sends us to the
-                # exact check below
-                finite = finite and bool(np.isfinite(o.sum()))
-    if not finite:
-        # A NaN or infinity in x always reaches the output; a finite x may still overflow.
-        check_finite(x, name)
-        if not np.isfinite(out).all():
-            warnings.warn(
-                f"overflow: rotating {name} gave infinite values (its largest magnitude is "
-                f"{float(np.max(np.abs(x))):.3g}, near the limit of {dtype})",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-    return out.reshape(shape)
-
-
-def _angles_cos_sin(T, positions, rotary_dim, base, inv_freq) -> tuple[np.ndarray, np.ndarray]:
-    positions = (
-        np.arange(T, dtype=np.float64) if positions is None else as_positions(positions, length=T)
-    )
-    angles = angle_table(positions, _resolve_inv_freq(rotary_dim, base, inv_freq))
-    return np.cos(angles), np.sin(angles)
 
 
 def _check_rotary_dim(rotary_dim, d: int) -> int:
@@ -155,11 +138,27 @@ def _check_rotary_dim(rotary_dim, d: int) -> int:
     return rotary_dim
 
 
+def _cos_sin(x, what, positions, base, layout, rotary_dim, inv_freq):
+    """Check the options of rope_rotate / apply_rope (once); return cos and sin in x's dtype.
+
+    The tables have shape [T, r/2], or [B, 1, ..., T, r/2] for positions [B, T].
+    """
+    check_layout(layout)
+    d = check_width(x.shape[-1], f"the last axis of {what} (head width)")
+    inv_freq = rope_frequencies(_check_rotary_dim(rotary_dim, d), base, inv_freq)  # [r/2]
+    if positions is None:
+        positions = np.arange(x.shape[-2], dtype=np.float64)  # [T]: 0 .. T-1
+    else:
+        positions = as_batch_positions(positions, x.shape)  # [T] or [B, 1, ..., T]
+    angles = positions[..., None] * inv_freq  # [T, r/2] or [B, 1, ..., T, r/2]
+    return np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+
+
 def rope_rotate(
     x,
     positions=None,
     *,
-    base=DEFAULT_BASE,
+    base=None,
     layout="interleaved",
     rotary_dim=None,
     inv_freq=None,
@@ -167,17 +166,15 @@ def rope_rotate(
     """Rotate one tensor x [..., T, d] by the angles of ``positions`` (``04``, ``08``).
 
     Use it for keys entering a KV cache or a query at a later position; :func:`apply_rope`
-    calls it for Q and K together. ``positions`` defaults to 0 .. T-1. With ``rotary_dim``
-    smaller than d, only the first ``rotary_dim`` dims are rotated and the rest pass
-    through unchanged (GPT-NeoX ``rotary_pct``, GPT-J ``rotary_dim``). ``inv_freq``
-    replaces the default table, e.g. by a long-context scaling from :mod:`lessons.scaling`.
+    does Q and K together. ``positions`` is [T] (the same for every row; default 0 .. T-1)
+    or [B, T], one row per entry of x's first axis (left padding, packed sequences).
+    ``base`` defaults to 10000. With ``rotary_dim`` smaller than d, only the first
+    ``rotary_dim`` dims are rotated and the rest pass through unchanged (GPT-NeoX
+    ``rotary_pct``, GPT-J ``rotary_dim``). ``inv_freq`` replaces the table base^(-2i/d),
+    e.g. by a long-context scaling from :mod:`lessons.scaling` (not together with ``base``).
     """
     x = as_float_array(x, "x", min_ndim=2, finite=False)
-    check_layout(layout)
-    d = check_width(x.shape[-1], "the last axis of x (head width)")
-    rotary_dim = _check_rotary_dim(rotary_dim, d)
-    check_positive(base, "base")
-    cos, sin = _angles_cos_sin(x.shape[-2], positions, rotary_dim, base, inv_freq)
+    cos, sin = _cos_sin(x, "x", positions, base, layout, rotary_dim, inv_freq)
     return _rotate(x, cos, sin, layout, "x")
 
 
@@ -186,16 +183,17 @@ def apply_rope(
     k,
     positions=None,
     *,
-    base=DEFAULT_BASE,
+    base=None,
     layout="interleaved",
     rotary_dim=None,
     inv_freq=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rotate queries and keys of shape [B, H, T, d] (any leading axes) (``04``).
 
-    Q and K must have the same shape; V is never rotated. Returns ``(q_rotated,
-    k_rotated)``, same shapes and dtype (float32 stays float32, the rest becomes float64).
-    See :func:`rope_rotate` for the keyword arguments.
+    Q and K must have the same shape; V is never rotated. ``positions`` is [T] or [B, T]
+    (each batch entry its own positions). Returns ``(q_rotated, k_rotated)``, same shapes
+    and dtype (float32 stays float32, the rest becomes float64). See :func:`rope_rotate`
+    for the keyword arguments.
 
     >>> import numpy as np
     >>> q = k = np.array([[[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]])   # [H=1, T=3, d=2]
@@ -211,12 +209,11 @@ def apply_rope(
         )
     if q.dtype != k.dtype:
         raise TypeError(f"q and k must have the same dtype; got q {q.dtype} and k {k.dtype}")
-    check_layout(layout)
-    d = check_width(q.shape[-1], "the last axis of q and k (head width)")
-    rotary_dim = _check_rotary_dim(rotary_dim, d)
-    check_positive(base, "base")
-    cos, sin = _angles_cos_sin(q.shape[-2], positions, rotary_dim, base, inv_freq)
+    cos, sin = _cos_sin(q, "q and k", positions, base, layout, rotary_dim, inv_freq)
     return _rotate(q, cos, sin, layout, "q"), _rotate(k, cos, sin, layout, "k")
+
+
+# --------------------------------------------------------------------------- the two layouts
 
 
 def interleaved_to_split_half_permutation(d) -> np.ndarray:

@@ -10,7 +10,7 @@ import pytest
 from lessons.attention import attention
 from lessons.frequencies import angle_table, pair_frequencies, pairs_under_one_turn, turns_at_distance
 from lessons.kv_cache import RotaryKVCache, continuation_positions, positions_from_attention_mask
-from lessons.rope import apply_rope, interleaved_to_split_half_permutation, rope_rotate, rotate_pairs
+from lessons.rope import apply_rope, interleaved_to_split_half_permutation, rope_frequencies, rope_rotate
 from lessons.rotation import (
     basis_contributions,
     degrees_to_radians,
@@ -66,18 +66,52 @@ def test_too_few_dimensions():
         apply_rope(np.ones(8), np.ones(8))
 
 
-def test_two_dimensional_positions():
+def test_positions_of_three_dimensions():
     with pytest.raises(
-        ValueError, match=esc("positions must be one-dimensional (one position per token); got shape (1, 3)")
+        ValueError,
+        match=esc(
+            "positions must have shape [T] (one position per token) or [B, T] (one row per batch "
+            "entry); got shape (1, 1, 3)"
+        ),
     ):
-        apply_rope(Q, Q, [[0, 1, 2]])
+        apply_rope(Q, Q, [[[0, 1, 2]]])
 
 
 def test_scalar_positions():
     with pytest.raises(
-        ValueError, match=esc("positions must be one-dimensional (one position per token); got shape ()")
+        ValueError,
+        match=esc(
+            "positions must have shape [T] (one position per token) or [B, T] (one row per batch "
+            "entry); got shape ()"
+        ),
     ):
         rope_rotate(np.ones((1, 2)), 5)
+
+
+def test_batch_positions_with_the_wrong_number_of_rows():
+    with pytest.raises(
+        ValueError,
+        match=esc(
+            "positions of shape [B, T] must have one row per batch entry: expected B = 1 "
+            "(the first axis) or 1, got 2"
+        ),
+    ):
+        apply_rope(Q, Q, [[0, 1, 2], [0, 1, 2]])
+    with pytest.raises(
+        ValueError, match=esc("positions must hold one position per token: expected 3 (the T axis), got 2")
+    ):
+        apply_rope(Q, Q, [[0, 1]])
+
+
+def test_batch_positions_need_a_batch_axis():
+    with pytest.raises(
+        ValueError,
+        match=esc(
+            "positions of shape [B, T] need a batch axis: a tensor of shape [B, ..., T, d]; "
+            "got shape (3, 8)"
+        ),
+    ):
+        rope_rotate(np.ones((3, 8)), [[0, 1, 2]])
 
 
 def test_wrong_number_of_positions():
@@ -99,12 +133,19 @@ def test_inv_freq_of_the_wrong_length():
         rope_rotate(Q, rotary_dim=2, inv_freq=[1.0, 0.1])
 
 
-def test_angles_of_the_wrong_shape():
-    with pytest.raises(
-        ValueError,
-        match=esc("angles must have shape (T, d/2) = (3, 4) for x of shape (1, 2, 3, 8); got (3, 8)"),
+def test_base_and_inv_freq_together():
+    pattern = esc(
+        "give base or inv_freq, not both: inv_freq replaces the frequencies base would make; "
+        "got base=500000.0 and inv_freq"
+    )
+    for call in (
+        lambda: apply_rope(Q, Q, base=500000.0, inv_freq=[1.0, 0.1, 0.01, 0.001]),
+        lambda: rope_rotate(Q, base=500000.0, inv_freq=[1.0, 0.1, 0.01, 0.001]),
+        lambda: rope_frequencies(8, 500000.0, [1.0, 0.1, 0.01, 0.001]),
+        lambda: RotaryKVCache(8, base=500000.0, inv_freq=[1.0, 0.1, 0.01, 0.001]),
     ):
-        rotate_pairs(Q, np.zeros((3, 8)))
+        with pytest.raises(ValueError, match=pattern):
+            call()
 
 
 # --------------------------------------------------------------------------- values
@@ -159,12 +200,19 @@ def test_non_positive_or_non_finite_base(base):
         pair_frequencies(8, base)
 
 
-@pytest.mark.parametrize("base", ["10000", None, True, [10000.0]])
+@pytest.mark.parametrize("base", ["10000", True, [10000.0]])
 def test_base_of_the_wrong_type(base):
-    with pytest.raises(
-        TypeError, match=r"base must be a positive real number; got .*\((str|NoneType|bool|list)\)"
-    ):
+    with pytest.raises(TypeError, match=r"base must be a positive real number; got .*\((str|bool|list)\)"):
         rope_rotate(Q, base=base)
+    with pytest.raises(TypeError, match=r"base must be a positive real number; got .*\((str|bool|list)\)"):
+        RotaryKVCache(8, base=base)
+
+
+def test_base_none_is_the_default_in_rope_but_an_error_in_pair_frequencies():
+    default = rope_rotate(Q, [0, 1, 2], base=None)
+    np.testing.assert_array_equal(default, rope_rotate(Q, [0, 1, 2], base=10000.0))
+    with pytest.raises(TypeError, match=esc("base must be a positive real number; got None (NoneType)")):
+        pair_frequencies(8, None)
 
 
 @pytest.mark.parametrize("factor", [0, -2.0, np.inf])
@@ -383,6 +431,15 @@ def test_kv_cache_inputs():
         continuation_positions(3, 0)
     with pytest.raises(TypeError, match=esc("cache_length must be an integer; got 2.0 (float)")):
         continuation_positions(2.0)
+    with pytest.raises(ValueError, match=esc("cache_length must be at least 0; got -2")):
+        continuation_positions([3, -2])
+    with pytest.raises(
+        TypeError,
+        match=esc(
+            "cache_length must be an integer or a 1-D array of integers (one per row); got [2.5] (list)"
+        ),
+    ):
+        continuation_positions([2.5])
     with pytest.raises(
         ValueError,
         match=r"attention_mask must be a 1-D or 2-D array of 0s and 1s; got \[0, 2, 1\] \(list\)",

@@ -121,6 +121,26 @@ def test_llama_split_half_matches_transformers_at_scattered_positions():
     assert_close(ours_k, ref_k)
 
 
+@pytest.mark.parametrize("layout", ["split_half", "interleaved"])
+def test_left_padded_batch_positions_equal_one_call_per_row(layout):
+    """A left-padded batch: position_ids [B, T] from the mask, as generate() builds them."""
+    mask = np.array([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1]])
+    position_ids = hf_generate_position_ids(mask)  # [B, T], padded slots hold 1
+    q, k = random_qk((3, 2, 6, 16), seed=5)
+    ours_q, ours_k = apply_rope(q, k, positions_from_attention_mask(mask), layout=layout)
+    for b in range(3):
+        row_q, row_k = apply_rope(q[b], k[b], position_ids[b], layout=layout)
+        assert_close(ours_q[b], row_q)
+        assert_close(ours_k[b], row_k)
+    if layout == "split_half":  # and transformers' Llama code, fed the same [B, T] position_ids
+        ref_q, ref_k = hf_llama_rope(q, k, position_ids)
+        assert_close(ours_q, ref_q)
+        assert_close(ours_k, ref_k)
+    # each row's real tokens start at position 0: row 0's first real token (slot 2) is
+    # rotated like row 1's first token (slot 0)
+    assert_close(ours_q[0, :, 2], apply_rope(q[0, :, 2:3], k[0, :, 2:3], [0], layout=layout)[0][:, 0])
+
+
 def test_the_default_frequencies_are_transformers_inv_freq():
     for d in (2, 4, 32, 64, 128, 256):
         for base in (10_000.0, 500_000.0, 1_000_000.0):
@@ -684,6 +704,17 @@ def test_left_padding_positions():
     )
     # a boolean mask works the same way
     np.testing.assert_array_equal(positions_from_attention_mask(mask.astype(bool)), positions)
+
+
+def test_continuation_positions_per_row_follow_generate():
+    """The next step of generate(): the mask grows by a 1 and the new token's position_ids
+    are the last column of cumsum - 1; that is each row's count of real tokens so far."""
+    mask = np.array([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1]])
+    for _ in range(3):
+        expected = continuation_positions(mask.sum(-1), 1)  # [B, 1]
+        mask = np.concatenate([mask, np.ones((3, 1), dtype=int)], axis=1)
+        np.testing.assert_array_equal(expected, hf_generate_position_ids(mask)[:, -1:])
+    np.testing.assert_array_equal(continuation_positions(np.array([3, 5, 0]), 2), [[3, 4], [5, 6], [0, 1]])
 
 
 def test_cache_step_by_step_equals_one_pass_and_meta_slices():

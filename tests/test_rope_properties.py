@@ -20,7 +20,7 @@ from lessons.rope import (
     interleaved_to_split_half,
     interleaved_to_split_half_permutation,
     rope_rotate,
-    rotate_pairs,
+    rotate_half,
     split_half_to_interleaved,
     split_half_to_interleaved_permutation,
 )
@@ -248,15 +248,57 @@ def test_other_inputs_become_float64(source, layout):
 
 
 @given(qk_inputs())
-def test_rotate_pairs_with_the_angle_table_equals_rope_rotate(case):
+def test_every_pair_is_turned_by_the_2d_rotation(case):
+    """rope_rotate equals rotate_2d (notebook 01) applied pair by pair at angle p * omega_i."""
     q, _, positions, layout, dtype, base = case
     d = q.shape[-1]
-    angles = positions[:, None] * base ** (-np.arange(0, d, 2) / d)
-    out = rotate_pairs(q, angles, layout=layout)
+    angles = positions[:, None] * base ** (-np.arange(0, d, 2) / d)  # [T, d/2]
+    first = np.arange(0, d, 2) if layout == "interleaved" else np.arange(d // 2)
+    second = first + (1 if layout == "interleaved" else d // 2)
+    pairs = np.stack([q[..., first], q[..., second]], axis=-1).astype(np.float64)  # [..., T, d/2, 2]
+    turned = rotate_2d(pairs, angles)
+    expected = np.empty(q.shape)
+    expected[..., first], expected[..., second] = turned[..., 0], turned[..., 1]
+    out = rope_rotate(q, positions, layout=layout, base=base)
     assert out.dtype == dtype
     scale = float(np.max(np.abs(q), initial=0.0))
     tol = (4 * eps(dtype) + 4 * angle_error(positions.max())) * scale + 1e-300
-    np.testing.assert_allclose(out, rope_rotate(q, positions, layout=layout, base=base), rtol=0, atol=tol)
+    np.testing.assert_allclose(out, expected, rtol=0, atol=tol)
+
+
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 6).map(lambda h: 2 * h))))
+def test_rotate_half_is_a_quarter_turn_of_every_split_half_pair(x):
+    half = x.shape[-1] // 2
+    turned = rotate_half(x)
+    np.testing.assert_array_equal(turned[..., :half], -x[..., half:])  # (a, b) -> (-b, a): exact
+    np.testing.assert_array_equal(turned[..., half:], x[..., :half])
+    np.testing.assert_array_equal(rotate_half(rotate_half(x)), -x)  # two quarter turns: a half turn
+
+
+# --------------------------------------------------------------------------- batch positions
+
+
+@given(qk_inputs(), st.data())
+def test_batch_positions_equal_one_call_per_row(case, data):
+    """positions [B, T] against q, k [B, ..., T, d]: row b is rotated at its own positions."""
+    q, k, _, layout, dtype, base = case
+    assume(q.ndim >= 3)
+    B, T = q.shape[0], q.shape[-2]
+    positions = data.draw(hnp.arrays(np.int64, (B, T), elements=st.integers(0, MAX_POSITION)))
+    qr, kr = apply_rope(q, k, positions, layout=layout, base=base)
+    assert qr.shape == q.shape and qr.dtype == dtype
+    # the same arithmetic, perhaps through another numpy loop: within a rounding or two
+    tol = 4 * eps(dtype) * float(np.max(np.abs(np.concatenate([q, k])), initial=0.0)) + 1e-300
+    alone = rope_rotate(q, positions, layout=layout, base=base)
+    for b in range(B):
+        qb, kb = apply_rope(q[b], k[b], positions[b], layout=layout, base=base)
+        np.testing.assert_allclose(qr[b], qb, rtol=0, atol=tol)
+        np.testing.assert_allclose(kr[b], kb, rtol=0, atol=tol)
+        np.testing.assert_allclose(alone[b], qb, rtol=0, atol=tol)
+    # a single row [1, T] serves every batch entry, like positions [T]
+    one_row = apply_rope(q, k, positions[:1], layout=layout, base=base)[0]
+    shared = apply_rope(q, k, positions[0], layout=layout, base=base)[0]
+    np.testing.assert_allclose(one_row, shared, rtol=0, atol=tol)
 
 
 # --------------------------------------------------------------------------- defaults
