@@ -13,6 +13,7 @@ from lessons.claims.nb09 import EXTENDED, FACTOR, TRAINED, scaled_frequencies  #
 from lessons.figures.added_vs_rotated import fixed_gap_figure, norm_figure  # noqa: E402
 from lessons.figures.layouts import FLOOR, checks_figure, pair_of, pairing_figure  # noqa: E402
 from lessons.figures.scaling import angle_coverage_figure, frequency_ratio_figure  # noqa: E402
+from lessons.figures.style import MIN_FONT_SIZE, check_readable  # noqa: E402
 from lessons.frequencies import pair_frequencies  # noqa: E402
 from lessons.rope import interleaved_to_split_half_permutation, rope_rotate  # noqa: E402
 from lessons.scaling import (  # noqa: E402
@@ -216,3 +217,66 @@ def test_unseen_angle_pairs_counts_only_pairs_pushed_past_an_incomplete_turn():
     assert unseen_angle_pairs(inv, 2048, ntk_aware_frequencies(64, 4), 8192).sum() == 10
     with pytest.raises(ValueError, match="one frequency per pair"):
         unseen_angle_pairs(inv, 2048, inv[:5], 8192)
+
+
+# ---- house style: readable text, nothing clipped, legends off the data ---------------------
+
+def _legends_outside_axes(fig):
+    """Every legend's box lies outside every visible axes' plotting area."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    assert legends, "the figure has a legend"
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        for ax in fig.axes:
+            if ax.get_visible():
+                assert not box.overlaps(ax.get_window_extent(renderer)), (
+                    f"a legend covers the axes titled {ax.get_title()!r}"
+                )
+
+
+def _figure(name):
+    q, k = seeded_qk()
+    methods = scaled_frequencies()
+    default = methods.pop("none")
+    names = ["correct", "V rotated", "mixed\nlayouts", "key rotated\ntwice", "other\nbase",
+             "bfloat16\nangles", "full-width\nrotation", "checkpoint\nlayout", "sign\nflipped"]
+    makers = {
+        "fixed_gap": lambda: fixed_gap_figure(q, k),
+        "norm": lambda: norm_figure(q),
+        "checks": lambda: checks_figure(names, np.linspace(0.1, 3, 9), np.linspace(1e-16, 2, 9)),
+        "ratio": lambda: frequency_ratio_figure(
+            methods, default, FACTOR, marks={"YaRN low": 8, "YaRN high": 21}
+        ),
+        "coverage": lambda: angle_coverage_figure(methods, default, TRAINED, EXTENDED, ncols=2),
+    }
+    return makers[name]()
+
+
+@pytest.mark.parametrize("name", ["fixed_gap", "norm", "checks", "ratio", "coverage"])
+def test_figures_07_09_keep_the_house_style(name):
+    fig = _figure(name)
+    report = check_readable(fig)  # raises, naming the text, if any is too small or clipped
+    assert report.smallest.points >= MIN_FONT_SIZE
+    _legends_outside_axes(fig)
+
+
+def test_pairing_figure_keeps_the_house_style():
+    check_readable(pairing_figure(8))
+
+
+def test_fixed_gap_value_labels_sit_above_the_data_inside_the_axes():
+    q, k = seeded_qk()
+    fig = fixed_gap_figure(q, k)
+    left = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in left.texts if t.get_text() in {"21.66", "21.70", "16.58", "34.06"}]
+    assert len(labels) == 4
+    top_of_data = max(line.get_ydata().max() for line in left.lines)
+    axes_box = left.get_window_extent(renderer)
+    for t in labels:
+        assert t.xyann[1] > top_of_data, f"label {t.get_text()} is drawn in the band above the traces"
+        box = t.get_window_extent(renderer)
+        assert axes_box.x0 <= box.x0 and box.x1 <= axes_box.x1, f"label {t.get_text()} stays inside the axes"

@@ -11,7 +11,6 @@ Every function returns a :class:`matplotlib.figure.Figure`; the notebook cell en
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullLocator
 
@@ -19,8 +18,8 @@ from .._checks import as_float_array, as_positions
 from ..frequencies import DEFAULT_BASE
 from ..rope import rope_rotate
 from ..sinusoidal import sinusoidal_encoding
+from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure
 
-DPI = 90
 ROTARY = "#1b7837"
 ADDITIVE = "#c2410c"
 TERM_COLORS = ("0.35", "#2563eb", "#9333ea", "0.65")
@@ -60,29 +59,39 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
     starts = np.arange(1, int(last_start) + 1, dtype=np.float64)
     rotary, additive, terms = sweep_scores(q, k, starts, gap, base)
     m_rotary, m_additive, _ = sweep_scores(q, k, marked, gap, base)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), dpi=DPI, layout="constrained")
+    fig, (left, right) = new_figure(1, 2, width=MAX_FIGURE_WIDTH, height=4.6)
     left.plot(starts, additive, color=ADDITIVE, lw=0.6, label="added positions (sinusoidal)")
     left.plot(starts, rotary, color=ROTARY, lw=2.0, label="rotated positions (RoPE)")
-    left.plot(marked, m_additive, "o", color=ADDITIVE, ms=7, label="the four starts of the experiment")
-    left.plot(marked, m_rotary, "o", color=ROTARY, ms=7)
-    for m, y in zip(marked, m_additive, strict=True):
+    left.plot(marked, m_additive, "o", color=ADDITIVE, mec="white", ms=8, zorder=3,
+              label="the four starts of the table")
+    left.plot(marked, m_rotary, "o", color=ROTARY, mec="white", ms=8, zorder=3)
+    # Value labels sit in a band above the data, each joined to its dot by a thin line, so
+    # they cover no trace and stay inside the axes (the last one is right-aligned).
+    low, high = min(additive.min(), rotary.min()), max(additive.max(), rotary.max())
+    span = high - low
+    left.set_ylim(low - 0.05 * span, high + 0.32 * span)
+    for j, (m, y) in enumerate(zip(marked, m_additive, strict=True)):
+        last = j == len(marked) - 1
         left.annotate(
-            f"{y:.2f}", (m, y), textcoords="offset points", xytext=(6, 6), fontsize=9, color=ADDITIVE
+            f"{y:.2f}", (m, y), xytext=(m, high + 0.2 * span), textcoords="data",
+            ha="right" if last else "center", va="center", fontsize=SMALL_FONT_SIZE, color=ADDITIVE,
+            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none"},
+            arrowprops={"arrowstyle": "-", "color": ADDITIVE, "lw": 0.6, "shrinkA": 0, "shrinkB": 4},
         )
     left.set_xscale("log")
     left.xaxis.set_minor_locator(NullLocator())
-    left.set_xlabel(f"start m of the query (log scale); the key sits at m + {gap:g}")
-    left.set_ylabel("score q . k with positions")
-    left.set_title(f"Gap fixed at {gap}: the rotary score stays, the added one moves")
-    left.legend(loc="upper left", fontsize=8)
+    left.set_xlabel(f"start m of the query (log); key at m + {gap:g}")
+    left.set_ylabel("score with positions")
+    left.set_title(f"Gap fixed at {gap}: rotary stays, added moves")
+    legend_outside(left, where="below", ncols=1)
     for row, color, label in zip(terms, TERM_COLORS, TERM_LABELS, strict=True):
         right.plot(starts, row, color=color, lw=1.2 if np.ptp(row) < 1e-9 else 0.6, label=label)
     right.set_xscale("log")
     right.xaxis.set_minor_locator(NullLocator())
-    right.set_xlabel("start m of the query (log scale)")
+    right.set_xlabel("start m of the query (log)")
     right.set_ylabel("term of (q + P[m]) . (k + P[n])")
-    right.set_title("The four terms: only the two cross terms move")
-    right.legend(loc="lower left", fontsize=8)
+    right.set_title("Only the two cross terms move")
+    legend_outside(right, where="below", ncols=2)
     return fig
 
 
@@ -97,12 +106,12 @@ def norm_figure(q, last_position=200, base=DEFAULT_BASE):
     positions = np.arange(0, int(last_position) + 1, dtype=np.float64)
     added = np.linalg.norm(q + sinusoidal_encoding(positions, q.shape[0], base), axis=1)
     rotated = np.linalg.norm(rope_rotate(np.tile(q, (len(positions), 1)), positions, base=base), axis=1)
-    fig, ax = plt.subplots(figsize=(9.0, 3.6), dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=9.0, height=3.8)
     ax.plot(positions, added, color=ADDITIVE, lw=1.2, label="|q + P[m]| (added)")
     ax.plot(positions, rotated, color=ROTARY, lw=2.5, label="|R(m) q| (rotated)")
     ax.axhline(float(np.linalg.norm(q)), color="0.3", lw=0.8, linestyle=":", label="|q|")
     ax.set_xlabel("position m")
     ax.set_ylabel("length of the vector")
     ax.set_title("Rotation keeps the length of q; addition changes it")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    legend_outside(ax, where="right")
     return fig

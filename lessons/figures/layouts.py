@@ -14,8 +14,8 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .._checks import check_width
+from .style import MAX_FIGURE_WIDTH, MIN_FONT_SIZE, SMALL_FONT_SIZE, legend_outside, new_figure
 
-DPI = 90
 FLOOR = 1e-16  # changes below this are drawn at this height on the log axis
 
 
@@ -37,17 +37,17 @@ def pairing_figure(d=8):
     """
     d = check_width(d, "d")
     cmap = plt.get_cmap("tab10" if d // 2 <= 10 else "viridis", d // 2)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * d), 2.9), dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=min(MAX_FIGURE_WIDTH, max(7.0, 0.9 * d + 2.5)), height=3.0)
     for row, layout in enumerate(("interleaved", "split_half")):
         y = 1.3 * (1 - row)
         for j, p in enumerate(pair_of(d, layout)):
             box = Rectangle((j, y), 0.92, 1.0, color=cmap(int(p)), alpha=0.75, gid=f"{layout}:{j}:{p}")
             ax.add_patch(box)
             ax.text(j + 0.46, y + 0.66, str(j), ha="center", va="center", fontsize=11, weight="bold")
-            ax.text(j + 0.46, y + 0.28, f"pair {p}", ha="center", va="center", fontsize=8)
+            ax.text(j + 0.46, y + 0.28, f"pair {p}", ha="center", va="center", fontsize=max(MIN_FONT_SIZE, 9))
         name = "interleaved (2i, 2i+1)" if layout == "interleaved" else "split-half (i, i + d/2)"
-        ax.text(-0.2, y + 0.5, name, ha="right", va="center", fontsize=10)
-    ax.set_xlim(-4.2, d + 0.1)
+        ax.text(-0.2, y + 0.5, name, ha="right", va="center", fontsize=SMALL_FONT_SIZE)
+    ax.set_xlim(-3.3, d + 0.1)
     ax.set_ylim(-0.1, 2.4)
     ax.set_xticks(np.arange(d) + 0.46, [str(j) for j in range(d)])
     ax.set_yticks([])
@@ -76,16 +76,16 @@ def checks_figure(names: Sequence[str], against_reference, shift_change):
             f"got shapes {ref.shape} and {shift.shape}"
         )
     x = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(10, 4.2), dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=5.0)
     ref_label, shift_label = "change against a reference table", "change when all positions shift by 5"
     ax.bar(x - 0.2, np.maximum(ref, FLOOR), width=0.4, color="#7c3aed", label=ref_label)
     ax.bar(x + 0.2, np.maximum(shift, FLOOR), width=0.4, color="#0d9488", label=shift_label)
     ax.axhline(1e-9, color="0.4", lw=0.8, linestyle="--", label="tolerance 1e-9: below it, the check passes")
     ax.set_yscale("log")
     ax.set_ylim(FLOOR / 3, 30)
-    ax.set_xticks(x, names, fontsize=9)
+    ax.set_xticks(x, names, fontsize=SMALL_FONT_SIZE if len(names) <= 6 else MIN_FONT_SIZE + 1)
     ax.set_xlabel("the code under test")
     ax.set_ylabel("largest change (log scale)")
     ax.set_title("Which check sees which mistake")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, fontsize=8)
+    legend_outside(ax, where="below", ncols=2, bbox_to_anchor=(0.5, -0.24))
     return fig

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullLocator
 
 from .._checks import check_positive
 from ..scaling import angle_range, unseen_angle_pairs
+from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure
 
-DPI = 90
 TRAINED = "0.55"
 UNSCALED = "#dc2626"
 SCALED = "#2563eb"
@@ -56,9 +55,7 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
     n = len(freqs)
     ncols = min(ncols, n)
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(6.2 * ncols, 3.6 * nrows), dpi=DPI, squeeze=False
-    )
+    fig, axes = new_figure(nrows, ncols, width=MAX_FIGURE_WIDTH, height=3.3 * nrows + 0.9, squeeze=False)
     pairs = np.arange(trained_inv.shape[0])
     for ax, (name, inv) in zip(axes.flat, freqs.items(), strict=False):
         unseen = unseen_angle_pairs(trained_inv, trained_length, inv, length)
@@ -67,48 +64,55 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
         ax.plot(pairs, angle_range(trained_inv, length), color=UNSCALED, lw=1.2, linestyle="--",
                 label=f"{length:g} positions, no scaling")
         ax.plot(pairs, angle_range(inv, length), color=SCALED, lw=1.8,
-                label=f"{length:g} positions, {name}")
+                label=f"{length:g} positions, after the scaling")
         ax.plot(pairs[unseen], angle_range(inv, length)[unseen], "o", mfc="none", mec="black", ms=8,
                 label="still past the trained range")
         ax.axhline(2 * np.pi, color="0.2", lw=0.8, linestyle=":", label="one full turn (2 pi)")
         ax.set_yscale("log")
         ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks cost seconds, say little
         ax.set_xlabel("pair i (0 = fastest)")
-        ax.set_ylabel("angle range (rad, log scale)")
+        ax.set_ylabel("angle range (rad, log)")
         ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles")
-        ax.legend(fontsize=7, loc="upper right")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.tight_layout()
+    # One legend for all panels, under them: the panels stay free of it.
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=SMALL_FONT_SIZE)
     return fig
 
 
 def frequency_ratio_figure(
-    methods: Mapping, default_inv_freq, factor, marks: Mapping | None = None, title=None
+    methods: Mapping, default_inv_freq, factor, marks: Mapping | None = None, title=None,
+    mark_label_y=0.83,
 ):
     """Each method's frequency divided by the default one, pair by pair (``09``).
 
     ``lines[i]`` is method i in the order given. ``marks`` maps a label to a pair index drawn
-    as a vertical line (e.g. YaRN's low and high). Dotted lines at 1 (kept) and 1/s (fully
-    interpolated).
+    as a vertical line (e.g. YaRN's low and high), labelled beside it (the first on its left,
+    the others on their right) at height ``mark_label_y`` (choose one where no curve passes).
+    Dotted lines at 1 (kept) and 1/s (fully interpolated). The legend sits outside the axes, on the right.
     """
     default = np.asarray(default_inv_freq, dtype=np.float64)
     freqs = _frequencies(methods, default.shape[0])
     factor = check_positive(factor, "factor")
     pairs = np.arange(default.shape[0])
-    fig, ax = plt.subplots(figsize=(8.5, 3.9), dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=4.4)
     for (name, inv), color in zip(freqs.items(), COLORS * 3, strict=False):
         ax.plot(pairs, inv / default, "o-", color=color, ms=3, lw=1.4, label=name)
     ax.axhline(1.0, color="0.3", lw=0.8, linestyle=":")
     ax.axhline(1.0 / factor, color="0.3", lw=0.8, linestyle=":")
-    ax.text(pairs[-1], 1.0, "kept ", ha="right", va="bottom", fontsize=8)
-    ax.text(pairs[-1], 1.0 / factor, f"divided by s = {factor:g} ", ha="right", va="top", fontsize=8)
-    for label, index in (marks or {}).items():
+    ax.text(pairs[-1], 1.0, "kept ", ha="right", va="bottom", fontsize=SMALL_FONT_SIZE)
+    ax.text(pairs[0] + 0.3, 1.0 / factor - 0.015, f"divided by s = {factor:g}", ha="left", va="top",
+            fontsize=SMALL_FONT_SIZE)
+    for j, (label, index) in enumerate((marks or {}).items()):
         ax.axvline(index, color="0.5", lw=0.8, linestyle="--")
-        ax.text(index, 0.5 * (1 + 1 / factor), f" {label}", rotation=90, va="center", fontsize=8)
+        # the first mark labelled on its left (kept pairs), the others on their right
+        side, offset = ("right", -0.25) if j == 0 else ("left", 0.25)
+        ax.text(index + offset, mark_label_y, label, rotation=90, ha=side, va="center",
+                fontsize=SMALL_FONT_SIZE)
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("pair i (0 = fastest)")
     ax.set_ylabel("scaled frequency / default frequency")
     ax.set_title(title or "How much each method slows each pair")
-    ax.legend(fontsize=8, loc="lower left")
+    legend_outside(ax, where="right")
     return fig
