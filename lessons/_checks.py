@@ -141,8 +141,9 @@ def as_batch_positions(positions, shape: tuple, name: str = "positions") -> np.n
             f"got shape {tuple(shape)}"
         )
     if arr.shape[0] not in (1, shape[0]):
+        also_one = "" if shape[0] == 1 else " or 1 (one row for all)"
         raise ValueError(
-            f"{name} of shape [B, T] must have one row per batch entry: expected B = "
-            f"{shape[0]} (the first axis) or 1, got {arr.shape[0]}"
+            f"{name} of shape [B, T] must have one row per batch entry: expected "
+            f"{shape[0]} (the first axis){also_one}, got {arr.shape[0]}"
         )
     return arr.reshape(arr.shape[0], *[1] * (len(shape) - 3), T)

@@ -92,11 +92,19 @@ def test_batch_positions_with_the_wrong_number_of_rows():
     with pytest.raises(
         ValueError,
         match=esc(
-            "positions of shape [B, T] must have one row per batch entry: expected B = 1 "
-            "(the first axis) or 1, got 2"
+            "positions of shape [B, T] must have one row per batch entry: expected 1 "
+            "(the first axis), got 2"
         ),
     ):
         apply_rope(Q, Q, [[0, 1, 2], [0, 1, 2]])
+    with pytest.raises(
+        ValueError,
+        match=esc(
+            "positions of shape [B, T] must have one row per batch entry: expected 3 "
+            "(the first axis) or 1 (one row for all), got 2"
+        ),
+    ):
+        rope_rotate(np.ones((3, 2, 3, 8)), [[0, 1, 2], [0, 1, 2]])
     with pytest.raises(
         ValueError, match=esc("positions must hold one position per token: expected 3 (the T axis), got 2")
     ):
