@@ -1,429 +1,54 @@
-"""Grading a class: find the submissions, grade each in its kernel, write the results.
+"""Driving a grading run: find the submissions, grade each in its kernel, write the results.
 
-Everything the grader writes goes through :func:`atomic_write` (a temporary file in the
-same folder, then ``os.replace``), one record per submission in ``<out>/records/`` as
-soon as it is graded; ``gradebook.csv``, ``results.json`` and ``feedback/`` are rebuilt
-from the records. A run killed half way therefore loses at most the submissions being
-graded at that moment, and a rerun grades only what has no record for the same file
-content (sha256) unless ``--regrade``.
+The concerns live one module each: :mod:`.discovery` (which files, which students, which
+notebook, shards), :mod:`.loading` (a file's cells), :mod:`.scoring` (the questions and the
+one judge's verdicts), :mod:`.records` (records, gradebook, feedback, the manual sheet),
+:mod:`.progress` and, here, the run itself. A run killed half way loses at most the
+submissions being graded at that moment; a rerun grades only what has no record for the same
+file content (sha256) unless ``--regrade``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import csv
 import hashlib
-import io
 import json
 import os
-import re
 import secrets
 import shutil
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from ..exercises import Exercise, all_exercises, compare, describe_failure, smallest
-from .probe import Question
-from .runner import Limits, RunResult, Slots, run_submission
+from ..exercises import all_exercises
+from .course import course_cells, is_course_cell
+from .discovery import (  # noqa: F401 - re-exported for callers of the older single module
+    NothingToGrade,
+    Submission,
+    discover,
+    notebook_from_ids,
+    shard_of,
+    student_id,
+)
+from .hiding import build_course_copy, hidden_for
+from .loading import NotANotebook, load_cells, load_notebook  # noqa: F401
+from .progress import Progress
+from .records import (  # noqa: F401
+    atomic_write,
+    build_record,
+    feedback_markdown,
+    load_records,
+    read_sheet,
+    write_outputs,
+    write_record,
+)
+from .runner import Limits, NoAnswer, RunResult, Slots, Unanswered, run_submission
 from .sandbox import Sandbox
+from .scoring import Drawn, draw, draw_questions, score, score_written, written_answers  # noqa: F401
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-RECORD_VERSION = 1
-
-
-# ----------------------------------------------------------------------------- discovery
-@dataclass
-class Submission:
-    path: Path
-    student: str
-    notebook: str | None  # "06", or None when it cannot be told
+GRADING_EVENTS = ("restarts", "total", "internal")
 
 
-_NB_NAME = re.compile(r"^(\d\d)_")
-
-
-def _clean_id(text: str) -> str:
-    text = re.sub(r"[^A-Za-z0-9._@-]+", "_", text).strip("._") or "student"
-    return text[:80]
-
-
-def student_id(path: Path, root: Path | None = None) -> str:
-    """``alice.ipynb`` -> ``alice``. A file named like a course notebook (``NN_*.ipynb``) takes
-    the first folder below the folder given on the command line (``root``), else its own
-    folder: ``subs/bob/06_exercises.ipynb`` -> ``bob``, and nbgrader's
-    ``submitted/carol/ps1/06_exercises.ipynb`` (``root`` = ``submitted``) -> ``carol``."""
-    if _NB_NAME.match(path.name):
-        if root is not None:
-            parts = path.relative_to(root).parts
-            if len(parts) > 1:
-                return _clean_id(parts[0])
-        if path.parent.name:
-            return _clean_id(path.parent.name)
-    return _clean_id(path.stem if path.suffix == ".ipynb" else path.name)
-
-
-def notebook_of(path: Path, forced: str | None, known: list[str]) -> str | None:
-    if forced:
-        return forced
-    for part in (path.name, path.parent.name):
-        m = _NB_NAME.match(part)
-        if m and m.group(1) in known:
-            return m.group(1)
-    return known[0] if len(known) == 1 else None
-
-
-def notebook_from_ids(data: bytes) -> str | None:
-    """The notebook whose exercise ids (``exNN_*`` in nbgrader metadata) the file mentions most."""
-    known = {e.notebook for e in all_exercises()}
-    found = re.findall(rb'"grade_id"\s*:\s*"ex(\d\d)_', data[:MAX_FILE_BYTES])
-    counts: dict[str, int] = {}
-    for f in found:
-        nb = f.decode()
-        if nb in known:
-            counts[nb] = counts.get(nb, 0) + 1
-    return max(counts, key=counts.get) if counts else None
-
-
-def discover(inputs: list[Path], forced_notebook: str | None = None) -> list[Submission]:
-    """Files as given (whatever their name); folders searched for ``*.ipynb``."""
-    known = sorted({e.notebook for e in all_exercises()})
-    files: list[tuple[Path, Path | None]] = []
-    for item in inputs:
-        if item.is_dir():
-            files += [(p, item) for p in sorted(item.rglob("*.ipynb"))
-                      if p.is_file() and ".ipynb_checkpoints" not in p.parts]
-        elif item.exists():
-            files.append((item, None))
-        else:
-            raise FileNotFoundError(f"no such file or folder: {item}")
-    seen: dict[str, int] = {}
-    subs = []
-    for f, root in files:
-        sid = student_id(f, root)
-        seen[sid] = seen.get(sid, 0) + 1
-        if seen[sid] > 1:
-            sid = f"{sid}-{seen[sid]}"
-        subs.append(Submission(f, sid, notebook_of(f, forced_notebook, known)))
-    return subs
-
-
-# ------------------------------------------------------------------------------- loading
-class NotANotebook(Exception):
-    pass
-
-
-def load_cells(data: bytes) -> tuple[list[tuple[int, str]], list[str]]:
-    """The code cells of a submitted file as (cell number, source), plus notes.
-
-    Cell metadata is ignored on purpose: students can delete, duplicate, reorder or retag
-    cells. Raises :class:`NotANotebook` with a reason an instructor can read.
-    """
-    import nbformat
-
-    notes = []
-    if len(data) > MAX_FILE_BYTES:
-        raise NotANotebook(f"not graded: the file is {len(data) >> 20} MB (limit {MAX_FILE_BYTES >> 20} MB)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise NotANotebook("not a notebook: the file is not UTF-8 text") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NotANotebook(f"not a notebook: invalid JSON at line {exc.lineno}") from None
-    if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
-        raise NotANotebook("not a notebook: JSON without notebook cells")
-    version = raw.get("nbformat")
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        cells = [(i, c.source) for i, c in enumerate(nb.cells, start=1) if c.cell_type == "code"]
-        if isinstance(version, int) and version < 4:
-            notes.append(f"old notebook format (v{version}), converted")
-    except Exception:
-        cells = _loose_cells(raw)
-        if cells is None:
-            raise NotANotebook("not a notebook: its structure is not nbformat's") from None
-        notes.append("the notebook does not validate; its code cells were read as they are")
-    return [(n, s) for n, s in cells if isinstance(s, str) and s.strip()], notes
-
-
-def _loose_cells(raw: dict):
-    cells = raw.get("cells")
-    if cells is None and isinstance(raw.get("worksheets"), list) and raw["worksheets"]:
-        cells = raw["worksheets"][0].get("cells") if isinstance(raw["worksheets"][0], dict) else None
-    if not isinstance(cells, list):
-        return None
-    out = []
-    for i, c in enumerate(cells, start=1):
-        if not isinstance(c, dict) or c.get("cell_type") != "code":
-            continue
-        src = c.get("source", c.get("input", ""))
-        if isinstance(src, list) and all(isinstance(s, str) for s in src):
-            src = "".join(src)
-        if isinstance(src, str):
-            out.append((i, src))
-    return out
-
-
-# ------------------------------------------------------------------------------- scoring
-def draw_questions(notebook: str, seed: int) -> list[Question]:
-    """The cases and expected answers of a notebook's exercises for this seed (grader side)."""
-    questions = []
-    for i, ex in enumerate(all_exercises(notebook)):
-        if ex.kind == "value":
-            questions.append(Question(ex, None, [ex.expected_value()]))
-        else:
-            rng = np.random.default_rng([seed, int(notebook), i])
-            cases = ex.draw_cases(rng)
-            questions.append(Question(ex, cases, [ex.expected_for(c) for c in cases]))
-    return questions
-
-
-def score(q: Question, reply) -> dict:
-    """Compare a probe reply with the expected values (in the grader's process)."""
-    ex: Exercise = q.exercise
-    out = {"title": ex.title, "name": ex.name, "max": ex.points, "points": 0,
-           "cases": len(q.expected), "passed": 0}
-    if isinstance(reply, str):
-        out["result"] = reply
-        return out
-    failures = []
-    missing = 0
-    for i, (expected, r) in enumerate(zip(q.expected, reply, strict=True)):
-        case = q.cases[i] if q.cases is not None else None
-        if r.get("missing"):
-            missing += 1
-            continue
-        if "error" in r:
-            failures.append({"input": case, "expected": expected, "given": f"raised {r['error']}",
-                             "reason": f"it raised {r['error'].split(':', 1)[0]}"})
-            continue
-        if "values" not in r:
-            failures.append({"input": case, "expected": expected,
-                             "given": f"an array of shape {tuple(r['shape'])}",
-                             "reason": f"shape {tuple(r['shape'])} given, {_shape(expected)} expected"})
-            continue
-        reason = compare(expected, r["values"], ex.tolerance)
-        if reason is None:
-            out["passed"] += 1
-        else:
-            failures.append({"input": case, "expected": expected, "given": r["values"], "reason": reason})
-    if missing == len(q.expected):
-        out["result"] = "not answered" if ex.kind == "function" else f"not answered ({ex.name} is not set)"
-        return out
-    if missing:
-        failures.append({"input": None, "expected": "an answer", "given": "NotImplementedError",
-                         "reason": "not answered for some inputs"})
-    if not failures:
-        out["points"] = ex.points
-        out["result"] = f"passes ({len(q.expected)} case{'s' if len(q.expected) != 1 else ''})"
-        return out
-    f = smallest(failures)
-    out["result"] = f"fails: {f['reason']}"
-    out["counterexample"] = describe_failure(ex, f)
-    return out
-
-
-def _shape(value) -> tuple:
-    from ..exercises import shape_of
-
-    return shape_of(value)
-
-
-def course_cell_sources(notebook: str | None) -> frozenset[str]:
-    """The code of the course's own cells (not answer cells) of notebook NN, as released in
-    ``notebooks/``; empty where the released notebook is not at hand."""
-    if not notebook:
-        return frozenset()
-    import nbformat
-
-    found = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob(f"{notebook}_*.ipynb"))
-    if not found:
-        return frozenset()
-    try:
-        nb = nbformat.read(found[0], as_version=4)
-    except Exception:  # a broken course file must not stop grading
-        return frozenset()
-    return frozenset(
-        c.source.strip() for c in nb.cells
-        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("solution")
-    )
-
-
-def build_record(sub: Submission, sha: str, seed: int, questions, run: RunResult | None,
-                 status_notes: list[str], error: str | None = None, *,
-                 cells=(), course_cells: frozenset[str] = frozenset()) -> dict:
-    exercises = {}
-    for q in questions:
-        gid = q.exercise.grade_id
-        reply = run.replies.get(gid, "not graded") if run is not None else (error or "not graded")
-        exercises[gid] = score(q, reply)
-    total = sum(e["points"] for e in exercises.values())
-    maximum = sum(q.exercise.points for q in questions)
-    events = list(status_notes)
-    sources = dict(cells)
-    if run is not None:
-        unanswered = [q.exercise.name for q in questions
-                      if exercises[q.exercise.grade_id]["result"].startswith("not answered")]
-        if unanswered and len(unanswered) == len(questions):
-            events.append("no exercise answered")
-        elif unanswered:
-            events.append(f"not answered: {', '.join(unanswered)}")
-        events += list(run.events.values())
-        by_reason: dict[str, list[str]] = {}
-        for q in questions:
-            reply = run.replies.get(q.exercise.grade_id)
-            if isinstance(reply, str):
-                by_reason.setdefault(reply, []).append(q.exercise.name)
-        for reason, names in by_reason.items():
-            if reason.startswith("could not read"):
-                events.append(f"{', '.join(names)}: {reason}")
-            elif not any(n in reason for n in names):
-                events.append(reason)
-            else:
-                events.append(reason)
-        # Errors in the student's own cells are always listed. The course's own cells (as
-        # released, unchanged) that fail do so by design: graded code cannot import the
-        # lessons package. They are counted, and named only where points were lost.
-        own = {n: e for n, e in run.cell_errors.items() if sources.get(n, "").strip() not in course_cells}
-        course = {n: e for n, e in run.cell_errors.items() if n not in own}
-        if own:
-            listed = ", ".join(f"{n} ({e})" for n, e in sorted(own.items())[:8])
-            more = "" if len(own) <= 8 else f" and {len(own) - 8} more"
-            events.append(f"errors in cell{'s' if len(own) > 1 else ''} {listed}{more}")
-        if course and total < maximum:
-            events.append(
-                f"{len(course)} of the course's own cells failed (graded code cannot import the "
-                "lessons package)"
-            )
-    if error:
-        events.insert(0, error)
-    return {
-        "version": RECORD_VERSION,
-        "student": sub.student,
-        "file": str(sub.path),
-        "sha256": sha,
-        "notebook": sub.notebook,
-        "seed": seed,
-        "points": {gid: e["points"] for gid, e in exercises.items()},
-        "total": total,
-        "max": maximum,
-        "status": "; ".join(events) if events else "ok",
-        "exercises": exercises,
-        "cell_errors": {str(n): e for n, e in sorted(run.cell_errors.items())} if run is not None else {},
-        "seconds": round(run.seconds, 2) if run is not None else 0.0,
-        "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-
-
-# ------------------------------------------------------------------------------- writing
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def load_records(out: Path) -> dict[str, dict]:
-    records = {}
-    for p in sorted((out / "records").glob("*.json")):
-        try:
-            rec = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a damaged record is regraded
-        if isinstance(rec, dict) and rec.get("version") == RECORD_VERSION and "student" in rec:
-            records[rec["student"]] = rec
-    return records
-
-
-def write_outputs(out: Path, records: dict[str, dict], seed: int, settings: dict) -> None:
-    """Rebuild gradebook.csv, results.json and feedback/ from the records."""
-    rows = sorted(records.values(), key=lambda r: r["student"])
-    columns = []
-    for ex in all_exercises():
-        if any(ex.grade_id in r["points"] for r in rows):
-            columns.append(ex.grade_id)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student", "notebook", *columns, "total", "max", "status"])
-    for r in rows:
-        w.writerow([r["student"], r["notebook"] or "",
-                    *[_num(r["points"][c]) if c in r["points"] else "" for c in columns],
-                    _num(r["total"]), _num(r["max"]), r["status"]])
-    atomic_write(out / "gradebook.csv", buf.getvalue())
-    results = {"seed": seed, "settings": settings, "submissions": rows}
-    atomic_write(out / "results.json", json.dumps(results, indent=1) + "\n")
-    for r in rows:
-        atomic_write(out / "feedback" / f"{r['student']}.md", feedback_markdown(r))
-
-
-def _num(x) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-def feedback_markdown(r: dict) -> str:
-    lines = [f"# Feedback for {r['student']}: notebook {r['notebook'] or '?'}", "",
-             f"**{_num(r['total'])} of {_num(r['max'])} points.**", ""]
-    if r["status"] != "ok":
-        lines += [f"While grading: {r['status']}.", ""]
-    if r["exercises"]:
-        lines += ["| exercise | points | result |", "|---|---|---|"]
-        for e in r["exercises"].values():
-            lines.append(f"| {e['title']} | {_num(e['points'])} / {_num(e['max'])} | {e['result']} |")
-        lines.append("")
-    for e in r["exercises"].values():
-        if "counterexample" in e:
-            lines += [f"## {e['title']}", "", f"`{e['name']}` {e['result']}. A counterexample:", "", "```"]
-            lines += e["counterexample"]
-            lines += ["```", ""]
-    lines.append(f"Inputs drawn with seed {r['seed']}; graded {r['graded_at']}.")
-    return "\n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------------------ progress
-class Progress:
-    """A bar on a terminal (stderr a tty), one plain line per submission otherwise."""
-
-    def __init__(self, total: int, stream=None):
-        self.total = total
-        self.done = 0
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-
-    def update(self, record: dict, skipped: bool = False) -> None:
-        self.done += 1
-        what = "already graded" if skipped else f"{_num(record['total'])}/{_num(record['max'])}"
-        if self.tty:
-            width = 30
-            filled = int(width * self.done / max(1, self.total))
-            bar = "#" * filled + "-" * (width - filled)
-            text = f"\r[{bar}] {self.done}/{self.total}  {record['student'][:24]:<24} {what:<16}"
-            self.stream.write(text)
-            if self.done == self.total:
-                self.stream.write("\n")
-        else:
-            status = "" if record["status"] == "ok" or skipped else f" ({record['status'][:120]})"
-            self.stream.write(f"[{self.done}/{self.total}] {record['student']}: {what}{status}\n")
-        self.stream.flush()
-
-
-# ------------------------------------------------------------------------------- driving
 @dataclass
 class Options:
     out: Path
@@ -433,6 +58,23 @@ class Options:
     regrade: bool = False
     limits: Limits = None  # type: ignore[assignment]
     sandbox: Sandbox = None  # type: ignore[assignment]
+    shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, write only records
+    reveal: bool = False
+    manual: dict | None = None  # merged manual grades (records.read_sheet)
+
+
+def settings_of(opts: Options) -> dict:
+    limits = opts.limits or Limits()
+    return {"cell_timeout_s": limits.cell_timeout, "total_timeout_s": limits.total_timeout,
+            "memory_limit_mb": limits.memory_bytes >> 20, "max_output_chars": limits.max_output,
+            "max_processes": limits.max_processes,
+            "sandbox": "bubblewrap" if opts.sandbox is not None and opts.sandbox.bwrap else "none"}
+
+
+def _make_writable(folder: Path) -> None:
+    for p in folder.rglob("*"):
+        if p.is_dir() and not p.is_symlink():
+            p.chmod(0o755)
 
 
 def grade(inputs: list[Path], opts: Options, stream=None) -> dict[str, dict]:
@@ -440,46 +82,93 @@ def grade(inputs: list[Path], opts: Options, stream=None) -> dict[str, dict]:
     return asyncio.run(_grade(inputs, opts, stream))
 
 
+def _choose_seed(out: Path, opts: Options) -> int:
+    if opts.seed is not None:
+        return opts.seed
+    try:
+        previous = json.loads((out / "run.json").read_text(encoding="utf-8")).get("seed")
+    except (OSError, ValueError, AttributeError):
+        previous = None
+    if previous is not None and not opts.regrade:
+        return int(previous)  # finishing an interrupted run: the same cases for everyone
+    return secrets.randbits(32)
+
+
+def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run: RunResult | None, *,
+                  cells=(), markdown=(), notes=(), error: str | None = None) -> dict:
+    """The record of one submission from what its run gave (or why it could not run)."""
+    exercises: dict = {}
+    if drawn is not None:
+        by_id = {q.exercise.grade_id: q for q in drawn.questions}
+        answers = written_answers(list(markdown), drawn.written)
+        for ex in drawn.exercises:
+            gid = ex.grade_id
+            if ex.kind == "written":
+                exercises[gid] = (score_written(ex, answers.get(gid)) if error is None else
+                                  score(by_id.get(gid) or _q(ex), Unanswered(NoAnswer.NOT_A_NOTEBOOK, error)))
+            elif run is None:
+                exercises[gid] = score(by_id[gid], Unanswered(NoAnswer.NOT_A_NOTEBOOK, error or "not run"))
+            else:
+                exercises[gid] = score(by_id[gid], run.replies[gid], drawn, run.where.get(gid))
+    grading_problems = [error] if error else []
+    student_events: list[str] = []
+    cell_errors: dict = {}
+    course_errors: dict = {}
+    if run is not None:
+        for key, text in run.events.items():
+            (grading_problems if key in GRADING_EVENTS else student_events).append(text)
+        sources = dict(cells)
+        hashes = course_cells(sub.notebook)
+        cell_errors = dict(run.cell_errors)
+        course_errors = {n: e for n, e in cell_errors.items() if is_course_cell(sources.get(n, ""), hashes)}
+    record = build_record(
+        student=sub.student, file=str(sub.path), sha=sha, notebook=sub.notebook, seed=seed,
+        exercises=exercises, grading_problems=grading_problems, notes=list(notes),
+        student_events=student_events, cell_errors=cell_errors, course_errors=course_errors,
+        timings=run.timings if run is not None else None, seconds=run.seconds if run is not None else 0.0)
+    if course_errors and record["total"] < record["max"]:
+        n = len(course_errors)
+        record["grading"] += f" ({n} of the course's own cell{'s' if n != 1 else ''} failed)"
+    return record
+
+
+def _q(ex):
+    from .probe import Question
+
+    return Question(ex)
+
+
 async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
     out = opts.out
     out.mkdir(parents=True, exist_ok=True)
     subs = discover(inputs, opts.notebook)
+    if opts.shard is not None:
+        k, n = opts.shard
+        subs = [s for s in subs if shard_of(s.student, n) == k]
     records = load_records(out)
-    previous_seed = None
-    try:
-        previous_seed = json.loads((out / "run.json").read_text(encoding="utf-8")).get("seed")
-    except (OSError, ValueError, AttributeError):
-        pass
-    if opts.seed is not None:
-        seed = opts.seed
-    elif previous_seed is not None and not opts.regrade:
-        seed = int(previous_seed)  # finishing an interrupted run: the same cases for everyone
-    else:
-        seed = secrets.randbits(32)
-    atomic_write(out / "run.json", json.dumps({"seed": seed}) + "\n")
+    seed = _choose_seed(out, opts)
+    if opts.shard is None:
+        atomic_write(out / "run.json", json.dumps({"seed": seed}) + "\n")
     limits = opts.limits or Limits()
-    settings = {"cell_timeout_s": limits.cell_timeout, "total_timeout_s": limits.total_timeout,
-                "memory_limit_mb": limits.memory_bytes >> 20, "max_output_chars": limits.max_output,
-                "sandbox": "bubblewrap" if opts.sandbox.bwrap else "none"}
+    settings = settings_of(opts)
     progress = Progress(len(subs), stream)
-    questions_cache: dict[str, list[Question]] = {}
     jobs = opts.jobs or os.cpu_count() or 1
     slots = Slots(jobs)
     lock = asyncio.Lock()
     base = Path(tempfile.mkdtemp(prefix="l13g-"))
     counter = iter(range(10**9))
+    drawn_cache: dict[str, Drawn] = {}
+    copies: dict[str, Path] = {}
 
-    course_cache: dict[str, frozenset[str]] = {}
+    def drawn_for(nb: str) -> Drawn:
+        if nb not in drawn_cache:
+            drawn_cache[nb] = draw(nb, seed)
+        return drawn_cache[nb]
 
-    def course_for(nb: str) -> frozenset[str]:
-        if nb not in course_cache:
-            course_cache[nb] = course_cell_sources(nb)
-        return course_cache[nb]
-
-    def questions_for(nb: str) -> list[Question]:
-        if nb not in questions_cache:
-            questions_cache[nb] = draw_questions(nb, seed)
-        return questions_cache[nb]
+    def course_copy(nb: str) -> Path:
+        if nb not in copies:
+            copies[nb] = build_course_copy(base / f"course{nb}", hidden_for(all_exercises(nb)))
+        return copies[nb]
 
     async def one(sub: Submission) -> None:
         try:
@@ -495,40 +184,65 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
             if sub.notebook:
                 notes_nb.append(f"graded as notebook {sub.notebook} (from its cells' nbgrader ids)")
         old = records.get(sub.student)
-        if (old and not opts.regrade and old.get("sha256") == sha and old.get("notebook") == sub.notebook):
+        if (old and not opts.regrade and old.get("sha256") == sha and old.get("notebook") == sub.notebook
+                and old.get("seed") == seed):
             progress.update(old, skipped=True)
             return
-        questions = questions_for(sub.notebook) if sub.notebook else []
-        if read_error or sub.notebook is None:
-            error = read_error or "cannot tell which notebook this is: pass --notebook NN"
-            if not read_error:
-                try:
-                    load_cells(data)
-                except NotANotebook as exc:
-                    error = str(exc)
-            record = build_record(sub, sha, seed, questions, None, [], error)
-        else:
+        drawn = drawn_for(sub.notebook) if sub.notebook else None
+        error = read_error or (None if sub.notebook else
+                               "cannot tell which notebook this is: pass --notebook NN")
+        cells = markdown = notes = ()
+        if error is None or not read_error:
             try:
-                cells, notes = load_cells(data)
+                cells, markdown, notes = load_notebook(data)
             except NotANotebook as exc:
-                record = build_record(sub, sha, seed, questions, None, [], str(exc))
-            else:
-                workdir = base / f"s{next(counter)}"
-                try:
-                    run = await run_submission(cells, questions, opts.sandbox, limits, workdir, slots)
-                finally:
-                    shutil.rmtree(workdir, ignore_errors=True)
-                record = build_record(sub, sha, seed, questions, run, notes_nb + notes,
-                                      cells=cells, course_cells=course_for(sub.notebook))
+                error = str(exc)
+        if error is not None:
+            record = result_record(sub, sha, seed, drawn, None, error=error)
+        else:
+            workdir = base / f"s{next(counter)}"
+            try:
+                run = await run_submission(list(cells), drawn.questions, opts.sandbox, limits, workdir, slots,
+                                           python_path=course_copy(sub.notebook))
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+            record = result_record(sub, sha, seed, drawn, run, cells=cells, markdown=markdown,
+                                   notes=notes_nb + list(notes))
         async with lock:
-            atomic_write(out / "records" / f"{sub.student}.json", json.dumps(record, indent=1) + "\n")
+            write_record(out, record)
             records[sub.student] = record
-            atomic_write(out / "feedback" / f"{sub.student}.md", feedback_markdown(record))
+            from .records import with_manual
+
+            atomic_write(out / "feedback" / f"{sub.student}.md",
+                         feedback_markdown(with_manual(record, opts.manual or {}), reveal=opts.reveal))
             progress.update(record)
 
     try:
         await asyncio.gather(*(one(s) for s in subs))
     finally:
+        _make_writable(base)
         shutil.rmtree(base, ignore_errors=True)
-        write_outputs(out, records, seed, settings)
+        if opts.shard is None:
+            write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
     return records
+
+
+def collect(inputs: list[Path], opts: Options) -> tuple[dict[str, dict], list[str]]:
+    """Write gradebook, results and feedback from the records in ``opts.out`` without grading;
+    return (records, the students of ``inputs`` that have no record for their file yet)."""
+    out = opts.out
+    records = load_records(out)
+    missing = []
+    if inputs:
+        for sub in discover(inputs, opts.notebook):
+            rec = records.get(sub.student)
+            try:
+                sha = hashlib.sha256(sub.path.read_bytes()).hexdigest()
+            except OSError:
+                sha = None
+            if rec is None or (sha is not None and rec.get("sha256") != sha):
+                missing.append(sub.student)
+    seeds = sorted({r["seed"] for r in records.values()})
+    seed = seeds[0] if len(seeds) == 1 else seeds
+    write_outputs(out, records, seed, settings_of(opts), reveal=opts.reveal, grades=opts.manual)
+    return records, missing

@@ -22,12 +22,13 @@ from .sandbox import Sandbox
 
 
 class SandboxedKernelManager(AsyncKernelManager):
-    def __init__(self, sandbox: Sandbox, run_dir: Path, scratch: Path, **kw):
+    def __init__(self, sandbox: Sandbox, run_dir: Path, scratch: Path, python_path: Path | None = None, **kw):
         super().__init__(transport="ipc", ip=str(run_dir / "k"),
                          connection_file=str(run_dir / "kernel.json"), **kw)
         self._sandbox = sandbox
         self._run_dir = run_dir
         self._scratch = scratch
+        self._python_path = python_path
         self._kernel_spec = KernelSpec(argv=["python"], display_name="sandboxed python", language="python",
                                        interrupt_mode="message")
 
@@ -36,7 +37,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         return self._kernel_spec
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return self._sandbox.command(self._run_dir, self._scratch, self.connection_file)
+        return self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path)
 
 
 class CappedClient(NotebookClient):

@@ -1,71 +1,117 @@
 """The grader's probe: what it asks the student's kernel, and how it reads the reply.
 
-The grader first runs :data:`PRELUDE` in the student's kernel (before the student's
-cells), then, after them, a probe cell for the exercises. The probe looks each exercise's
-name up in the kernel's namespace (so cell metadata, order and duplicates do not matter:
-the last definition wins, as in Python), calls a function on the cases the grader drew,
-and prints ONE line per exercise::
+The grader first runs :func:`prelude` in the student's kernel (before the student's cells).
+Then, right after the cell that checks exercise X (``check("X", ...)``) has run without an
+error — or at the end of the notebook when there is no such cell — it runs a probe cell for
+X. The probe looks X's name up in the kernel's namespace at that moment (so what the learner's
+own ``check`` saw is what is judged), calls a function on the cases the grader drew, turns
+each output into plain data with the exercises' ``to_plain`` and prints ONE line::
 
-    <nonce>{"id": "ex06_rotate_pair", "results": [{"shape": [2], "values": [0.1, 0.2]}, ...]}
+    <nonce>{"id": "ex06_rotate_pair", "results": [[0.1, 0.2], {"error": "TypeError: ..."}, ...]}
 
 The nonce is random per run and only the probe's line carries it. The reply is plain data:
 the grader parses it with ``json.loads`` (never ``eval``, never ``pickle``), checks every
-field's type and the shapes strictly (:func:`parse_reply`), and compares the numbers in its
-own process with values it computed itself. Whatever a student's code prints, patches or
-forges can at most change the numbers reported for that student's own answers.
+field's type and size (:func:`parse_reply`) and judges it in its own process with the one
+judge of :mod:`lessons.exercises`. Whatever a student's code prints, patches or forges can
+at most change the numbers reported for that student's own answers.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
-import math
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field
 
 from ..exercises import MAX_ANSWER_SIZE, Exercise
+from ..exercises._plain import TAGS, is_tag
 
-# PRELUDE runs in the student's kernel BEFORE the student's cells. It defines the probe
-# function with everything it uses bound as default arguments at that moment (builtins,
-# numpy.array, the output stream, the namespace), so a student's later patches of
-# builtins, numpy, json, print or sys.stdout do not change how answers are read back.
-PRELUDE = r'''
-def __l13_probe(gid, name, kind, cases, shapes, nonce, max_size, *,
-                _ns=globals(), _out=__import__("sys").stdout, _sys=__import__("sys"), _io=__import__("io"),
-                _np_array=__import__("numpy").array, _f64=__import__("numpy").float64,
-                _float=float, _int=int, _str=str, _list=list, _dict=dict, _type=type, _zip=zip,
+TAG_FIELDS = {*TAGS, "max_imag"}
+
+def plain_source() -> str:
+    """The source of :mod:`lessons.exercises._plain` (self-contained: numpy and the standard
+    library only), which the kernel runs to turn answers into plain data exactly as the
+    learner's ``check`` does."""
+    from ..exercises import _plain
+
+    return inspect.getsource(_plain)
+
+
+def candidate_source(fn) -> str:
+    """A checker exercise's candidate (the correct implementation or a mutant) as source,
+    renamed ``candidate`` and without its docstring, so a checker cannot tell them apart by
+    name or words."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    node.name = "candidate"
+    node.decorator_list = []
+    if ast.get_docstring(node) is not None:
+        node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(node) + "\n"
+
+
+# The prelude defines the probe with everything it uses bound at that moment (builtins,
+# numpy, the output stream, the namespace), so a student's later patches of builtins,
+# numpy, json, print or sys.stdout do not change how answers are read back. The _plain
+# module runs in a private namespace with a snapshot of the builtins and of numpy's attributes.
+PRELUDE_TEMPLATE = r"""
+def __l13_setup(source):
+    import builtins, numpy, types
+    snap_np = types.SimpleNamespace(**vars(numpy))
+    real_import = builtins.__import__
+    def _import(name, *args, **kwargs):
+        return snap_np if name == "numpy" else real_import(name, *args, **kwargs)
+    ns = {"__builtins__": dict(vars(builtins), __import__=_import), "__name__": "l13_plain"}
+    exec(source, ns)
+    return ns
+
+
+def __l13_probe(gid, name, kind, cases, candidates, time_limit, nonce, *,
+                _plain=__l13_setup(__L13_PLAIN__), _ns=globals(),
+                _out=__import__("sys").stdout, _sys=__import__("sys"), _io=__import__("io"),
+                _signal=__import__("signal"), _np=__import__("numpy"),
+                _int=int, _float=float, _str=str, _list=list, _dict=dict, _type=type, _exec=exec,
                 _isinstance=isinstance, _callable=callable, _repr=float.__repr__, _irepr=int.__repr__,
-                _BaseException=BaseException, _Exception=Exception, _SystemExit=SystemExit,
-                _NotImplementedError=NotImplementedError):
-    def plain(result, shape):
-        try:
-            arr = _np_array(result, dtype=_f64)
-        except _BaseException as exc:
-            return {"error": "not numbers: " + _type(result).__name__ + " (" + _type(exc).__name__ + ")"}
-        got = [_int(n) for n in arr.shape]
-        if arr.size > max_size or got != shape:
-            return {"shape": got}
-        return {"shape": got, "values": [_float(v) for v in arr.reshape(-1).tolist()]}
+                _BaseException=BaseException):
+    to_plain, run_case, run_checker = _plain["to_plain"], _plain["run_case"], _plain["run_checker"]
 
-    results = []
-    if name not in _ns:
-        results.append({"missing": True})
-    elif kind == "value":
-        value = _ns[name]
-        results.append({"missing": True} if value is None else plain(value, shapes[0]))
-    elif not _callable(_ns[name]):
-        results.append({"error": name + " is not a function (" + _type(_ns[name]).__name__ + ")"})
-    else:
-        fn = _ns[name]
-        for case, shape in _zip(cases, shapes):
-            args = {k: _np_array(v, dtype=_f64) if _isinstance(v, _list) else v for k, v in case.items()}
-            saved, _sys.stdout = _sys.stdout, _io.StringIO()
-            try:
-                results.append(plain(fn(**args), shape))
-            except _NotImplementedError:
-                results.append({"missing": True})
-            except (_Exception, _SystemExit) as exc:
-                results.append({"error": _type(exc).__name__ + ": " + _str(exc)[:200]})
-            finally:
-                _sys.stdout = saved
+    class _Timeout(_BaseException):
+        pass
+
+    def on_alarm(signum, frame):
+        raise _Timeout
+
+    def limited(fn, *args):
+        previous = _signal.signal(_signal.SIGALRM, on_alarm)
+        _signal.setitimer(_signal.ITIMER_REAL, time_limit)
+        try:
+            return fn(*args)
+        except _Timeout:
+            return {"timeout": True}
+        finally:
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+            _signal.signal(_signal.SIGALRM, previous)
+
+    saved, _sys.stdout = _sys.stdout, _io.StringIO()
+    try:
+        if name not in _ns:
+            results = [{"missing": True}]
+        elif kind == "value":
+            results = [to_plain(_ns[name])]
+        elif not _callable(_ns[name]):
+            results = [{"not_function": _type(_ns[name]).__name__}]
+        elif kind == "checker":
+            verdicts = {}
+            for key, source in candidates:
+                space = {"np": _np, "numpy": _np, "__name__": "candidate"}
+                _exec(source, space)
+                verdicts[key] = limited(run_checker, _ns[name], space["candidate"])
+            results = [verdicts]
+        else:
+            results = [run_case(_ns[name], case) for case in cases]
+    finally:
+        _sys.stdout = saved
 
     def enc(x):
         if _isinstance(x, _dict):
@@ -74,60 +120,73 @@ def __l13_probe(gid, name, kind, cases, shapes, nonce, max_size, *,
             return "[" + ", ".join(enc(v) for v in x) + "]"
         if x is True:
             return "true"
+        if x is False:
+            return "false"
+        if x is None:
+            return "null"
         if _type(x) is _int:
             return _irepr(x)
         if _type(x) is _float:
             text = _repr(x)
             return '"' + text + '"' if text in ("nan", "inf", "-inf") else text
-        return '"' + "".join(c if c.isalnum() or c in " .,:;()[]_-+=<>'" else "?" for c in _str(x)) + '"'
+        return '"' + "".join(c if c.isalnum() or c in " .,:;()[]_-+=<>'/" else "?" for c in _str(x)) + '"'
 
     _out.write(nonce + enc({"id": gid, "results": results}) + "\n")
     _out.flush()
-'''
+"""
+
+
+def prelude() -> str:
+    return PRELUDE_TEMPLATE.replace("__L13_PLAIN__", repr(plain_source()))
 
 
 @dataclass(frozen=True)
 class Question:
-    """What the grader asks about one exercise, and what it expects back."""
+    """What the grader asks about one exercise: the drawn inputs of a function exercise, or
+    the candidates of a checker exercise as (opaque key, source) in a shuffled order."""
 
     exercise: Exercise
-    cases: list[dict] | None  # function exercises: the drawn inputs
-    expected: list  # one expected value (plain data) per case; one for a value exercise
+    cases: list[dict] | None = None
+    candidates: tuple[tuple[str, str], ...] = ()
+    keys: dict = field(default_factory=dict)  # checker: opaque key -> candidate name ("correct", mutant)
+
+    @property
+    def n(self) -> int:
+        return 1 if self.cases is None else len(self.cases)
 
 
-def expected_shape(value) -> list[int]:
-    from ..exercises import shape_of
-
-    shape = shape_of(value)
-    return list(shape) if shape is not None else [-1]
-
-
-def probe_source(questions: list[Question], nonce: str) -> str:
-    """The code of a probe cell asking about ``questions`` (cases embedded as Python literals)."""
-    calls = []
-    for q in questions:
-        ex = q.exercise
-        shapes = [expected_shape(e) for e in q.expected]
-        cases = q.cases if q.cases is not None else []
-        calls.append(f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, {shapes!r}, "
-                     f"{nonce!r}, {MAX_ANSWER_SIZE})\n")
-    return "".join(calls)
+def probe_source(q: Question, nonce: str) -> str:
+    """The code of a probe cell asking about ``q`` (cases embedded as Python literals)."""
+    ex = q.exercise
+    cases = q.cases if q.cases is not None else []
+    return (f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, "
+            f"{list(q.candidates)!r}, {float(ex.time_limit)!r}, {nonce!r})\n")
 
 
 class ReplyError(ValueError):
+    """The probe's reply cannot be read (``reason`` says why, in words)."""
+
+
+class NoReply(ReplyError):
     pass
 
 
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+class Forged(ReplyError):
+    pass
 
 
-def parse_reply(lines: list[str], q: Question) -> list[dict]:
-    """Validate the probe's reply for ``q``: one result per expected value.
+MAX_TEXT = 300
+MAX_DEPTH = 12
+WHOLE_ANSWER_TAGS = ("missing", "not_function")
 
-    A result is ``{"missing": True}``, ``{"error": str}``, ``{"shape": [ints]}`` (wrong shape
-    or too large) or ``{"shape": [ints], "values": nested list of floats}``. Anything else
-    raises :class:`ReplyError`.
+
+def parse_reply(lines: list[str], q: Question):
+    """Validate the probe's reply for ``q`` and return the judge's ``outputs``.
+
+    Plain data only: numbers, nested lists of numbers, and the tags of
+    :mod:`lessons.exercises._plain` with values of the right types. A value exercise gives
+    one output; a function exercise one per case (or one tag for the whole answer); a
+    checker exercise a dict by candidate name. Anything else raises :class:`ReplyError`.
     """
     replies = []
     for line in lines:
@@ -138,59 +197,54 @@ def parse_reply(lines: list[str], q: Question) -> list[dict]:
         if isinstance(data, dict) and data.get("id") == q.exercise.grade_id:
             replies.append(data)
     if not replies:
-        raise ReplyError("no reply from the probe")
+        raise NoReply("no reply from the probe")
     if len(replies) > 1:
-        raise ReplyError(f"{len(replies)} replies instead of one (forged output?)")
+        raise Forged(f"{len(replies)} replies instead of one (forged output?)")
     data = replies[0]
-    if set(data) != {"id", "results"} or not isinstance(data["results"], list):
+    if set(data) != {"id", "results"} or not isinstance(data["results"], list) or not data["results"]:
         raise ReplyError("malformed reply")
     results = data["results"]
-    n = len(q.expected)
-    if q.exercise.kind == "function" and len(results) == 1 and results[0].get("missing") is True:
-        return [{"missing": True}] * n
-    if q.exercise.kind == "function" and len(results) == 1 and "error" in results[0] and n > 1:
-        return [results[0]] * n
-    if len(results) != n:
-        raise ReplyError(f"{len(results)} results for {n} cases")
-    clean = []
-    for r, expected in zip(results, q.expected, strict=True):
-        clean.append(_validate(r, expected))
-    return clean
+    count = [0]
+    if len(results) == 1 and is_tag(results[0]) and next(iter(results[0])) in WHOLE_ANSWER_TAGS:
+        return _clean(results[0], 0, count)
+    kind = q.exercise.kind
+    if kind == "checker":
+        got = results[0]
+        if len(results) != 1 or not isinstance(got, dict) or set(got) != set(q.keys):
+            raise ReplyError("the checker's verdicts do not name the candidates asked about")
+        out = {}
+        for key, verdict in got.items():
+            if not (isinstance(verdict, bool) or is_tag(verdict)):
+                raise ReplyError("a checker's verdict is not True, False or a tag")
+            out[q.keys[key]] = _clean(verdict, 0, count)
+        return out
+    if kind == "value":
+        if len(results) != 1:
+            raise ReplyError(f"{len(results)} results for one value")
+        return _clean(results[0], 0, count)
+    if len(results) != q.n:
+        raise ReplyError(f"{len(results)} results for {q.n} cases")
+    return [_clean(r, 0, count) for r in results]
 
 
-def _validate(r, expected) -> dict:
-    if not isinstance(r, dict):
-        raise ReplyError("a result is not an object")
-    if r == {"missing": True}:
-        return r
-    if set(r) == {"error"} and isinstance(r["error"], str):
-        return {"error": r["error"][:300]}
-    if "shape" not in r or not set(r) <= {"shape", "values"}:
-        raise ReplyError("a result has unexpected fields")
-    shape = r["shape"]
-    if not (isinstance(shape, list) and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
-                                            for s in shape)):
-        raise ReplyError("a shape is not a list of sizes")
-    if "values" not in r:
-        return {"shape": shape}
-    values = r["values"]
-    if shape != expected_shape(expected):
-        raise ReplyError("values sent for a shape that was not asked for")
-    if not isinstance(values, list) or len(values) != math.prod(shape):
-        raise ReplyError("the values do not match their shape")
-    flat = []
-    for v in values:
-        if _is_number(v):
-            flat.append(float(v))
-        elif v in ("nan", "inf", "-inf"):
-            flat.append(float(v))
-        else:
-            raise ReplyError("a value is not a number")
-    return {"shape": shape, "values": _nest(flat, shape)}
-
-
-def _nest(flat: list[float], shape: list[int]):
-    if not shape:
-        return flat[0]
-    step = math.prod(shape[1:])
-    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+def _clean(x, depth: int, count: list[int], in_tag: bool = False):
+    count[0] += 1
+    if count[0] > 4 * MAX_ANSWER_SIZE or depth > MAX_DEPTH:
+        raise ReplyError("the reply is too large or too deep")
+    if isinstance(x, bool) or x is None:
+        return x
+    if isinstance(x, (int, float)):
+        return x
+    if isinstance(x, str):
+        if in_tag:
+            return x[:MAX_TEXT]
+        if x in ("nan", "inf", "-inf"):
+            return float(x)
+        raise ReplyError("a value is not a number")
+    if isinstance(x, list):
+        return [_clean(v, depth + 1, count, in_tag) for v in x]
+    if isinstance(x, dict):
+        if not is_tag(x) or not set(x) <= TAG_FIELDS:
+            raise ReplyError("a result has unexpected fields")
+        return {k: _clean(v, depth + 1, count, True) for k, v in x.items()}
+    raise ReplyError("a value is not a number")

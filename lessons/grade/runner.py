@@ -1,31 +1,35 @@
 """Run one submission in its own sandboxed kernel and collect the probe replies.
 
-The student's code cells run first, in order, with a per-cell timeout; an error does not
-stop the next cell. A cell that runs past its time is interrupted; if the kernel does not
-come back, or a cell ends the kernel (``os._exit``, a crash, the memory limit), the kernel
-is restarted and the cells replayed without that one, so the other exercises are still
-graded. Then one probe cell per exercise (:mod:`lessons.grade.probe`). A whole-submission
-deadline bounds everything; the kernel is killed when it passes.
+:class:`KernelSession` runs the student's code cells in order, with a per-cell timeout; an
+error does not stop the next cell. Each exercise is probed right after the cell that calls
+its ``check`` has run without an error (as the learner's check and nbgrader's grade cells
+judge it), or at the end when no such cell ran. A cell that runs past its time is
+interrupted; if the kernel does not come back, or a cell ends the kernel (``os._exit``, a
+crash, the memory limit), the kernel is restarted and the cells replayed without that one,
+so the other exercises are still graded. A whole-submission deadline bounds everything.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import secrets
 import signal
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import DeadKernelError
 
 from .kernel import CappedClient, SandboxedKernelManager, kill
-from .probe import PRELUDE, Question, ReplyError, parse_reply, probe_source
+from .probe import Forged, NoReply, Question, ReplyError, parse_reply, prelude, probe_source
 from .sandbox import Sandbox
 
 TIMEOUT_ENAME = "CellTimeout"
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["']""")
 
 
 @dataclass
@@ -36,6 +40,7 @@ class Limits:
     memory_bytes: int = 1 << 30
     max_output: int = 20_000  # characters kept per cell
     max_restarts: int = 3
+    max_processes: int = 64  # processes (threads included) of the sandbox's user
 
 
 class Slots:
@@ -49,12 +54,32 @@ class Slots:
         self.run = asyncio.Semaphore(jobs)
 
 
+class NoAnswer(Enum):
+    """Why an exercise has no reply to judge (the words are made in :mod:`.records`)."""
+
+    OUT_OF_TIME = "out_of_time"  # the submission's time ran out before the probe
+    TIMED_OUT = "timed_out"  # the answer did not return within the probe's time
+    KILLED_KERNEL = "killed_kernel"  # probing it ended the kernel
+    UNREADABLE = "unreadable"  # the reply could not be read
+    FORGED = "forged"  # more than one reply: forged output
+    NOT_A_NOTEBOOK = "not_a_notebook"  # the file could not be run at all
+
+
+@dataclass
+class Unanswered:
+    why: NoAnswer
+    detail: str = ""
+
+
 @dataclass
 class RunResult:
-    replies: dict = field(default_factory=dict)  # grade_id -> list of results, or a str reason
+    replies: dict = field(default_factory=dict)  # grade_id -> list of outputs, or Unanswered
+    where: dict = field(default_factory=dict)  # grade_id -> cell number probed after (0: at the end)
     events: dict = field(default_factory=dict)  # key -> text, in order
     cell_errors: dict = field(default_factory=dict)  # cell number -> exception name
+    hidden_calls: dict = field(default_factory=dict)  # cell number -> message (a hidden function called)
     seconds: float = 0.0
+    timings: dict = field(default_factory=dict)  # "kernel_start", "prelude", "cells", "probes" (s)
 
     def event(self, key, text: str) -> None:
         self.events.setdefault(key, text)
@@ -68,7 +93,20 @@ class _OutOfTime(Exception):
     pass
 
 
-def _why_dead(km, memory_bytes: int) -> str:
+def check_cells(cells: list[tuple[int, str]], grade_ids) -> dict[int, list[str]]:
+    """Cell index -> the exercises whose (last) ``check("id", ...)`` call it holds."""
+    last: dict[str, int] = {}
+    for index, (_, src) in enumerate(cells):
+        for gid in _CHECK_CALL.findall(src):
+            if gid in grade_ids:
+                last[gid] = index
+    out: dict[int, list[str]] = {}
+    for gid, index in last.items():
+        out.setdefault(index, []).append(gid)
+    return out
+
+
+def why_dead(km, memory_bytes: int) -> str:
     code = None
     try:
         proc = km.provisioner.process
@@ -89,208 +127,241 @@ def _why_dead(km, memory_bytes: int) -> str:
     return f"the kernel exited (exit code {code})"
 
 
-async def run_submission(
-    cells: list[tuple[int, str]],
-    questions: list[Question],
-    sandbox: Sandbox,
-    limits: Limits,
-    workdir: Path,
-    slots: Slots | None = None,
-) -> RunResult:
-    """Run ``cells`` ((cell number, source) pairs) then the probes; never raises for student faults.
+class Outcome(Enum):
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    DEAD = "dead"  # the kernel process ended
+    BROKEN = "broken"  # the kernel answered with messages the client cannot read
 
-    The whole-submission time limit counts from the moment the student's code starts running.
+
+@dataclass
+class KernelSession:
+    """One submission: its cells and questions, the sandbox and limits, and what happened.
+
+    :meth:`run` starts a kernel (again, after a restart) until every cell ran or was skipped
+    and every exercise has a reply; the state that survives a restart (cells to skip,
+    exercises already answered, the deadline) lives in the fields.
     """
-    slots = slots or Slots(1)
-    result = RunResult()
-    skip_cells: set[int] = set()
-    skip_probes: set[str] = set()
-    restarts = 0
-    state: dict = {}
-    nonce = "L13-" + secrets.token_hex(16) + ":"
-    run_dir = workdir / "run"
-    scratch = workdir / "home"
-    (scratch / "tmp").mkdir(parents=True, exist_ok=True)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    while True:
-        km = SandboxedKernelManager(sandbox, run_dir, scratch)
-        await slots.alive.acquire()
-        try:
-            await _attempt(cells, questions, sandbox, limits, km, nonce, slots, result,
-                           skip_cells, skip_probes, run_dir, scratch, state)
-            break
-        except _Restart:
-            restarts += 1
-            if restarts > limits.max_restarts:
-                result.event("restarts", f"gave up after {limits.max_restarts} kernel restarts")
+
+    cells: list[tuple[int, str]]
+    questions: list[Question]
+    sandbox: Sandbox
+    limits: Limits
+    workdir: Path
+    python_path: Path | None = None  # the course copy the kernel imports (see hiding.py)
+    slots: Slots | None = None
+    result: RunResult = field(default_factory=RunResult)
+    skip_cells: set = field(default_factory=set)
+    skip_probes: set = field(default_factory=set)
+    restarts: int = 0
+    started: float | None = None
+    deadline: float | None = None
+    nonce: str = field(default_factory=lambda: "L13-" + secrets.token_hex(16) + ":")
+
+    def __post_init__(self):
+        self.slots = self.slots or Slots(1)
+        self.run_dir = self.workdir / "run"
+        self.scratch = self.workdir / "home"
+        (self.scratch / "tmp").mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.by_id = {q.exercise.grade_id: q for q in self.questions}
+        self.check_at = check_cells(self.cells, set(self.by_id))
+        self.km = None
+        self.client: CappedClient | None = None
+
+    # ------------------------------------------------------------------ the whole run
+    async def run(self) -> RunResult:
+        """Run the cells then the remaining probes; never raises for student faults."""
+        result = self.result
+        while True:
+            self.km = SandboxedKernelManager(self.sandbox, self.run_dir, self.scratch, self.python_path)
+            await self.slots.alive.acquire()
+            try:
+                await self._attempt()
                 break
-        except _OutOfTime:
-            result.event("total", f"stopped at the limit of {limits.total_timeout} s "
-                         "for the whole submission")
-            break
-        except Exception as exc:  # the kernel could not start, or the machinery failed: say so
-            result.event("internal", f"the kernel could not be run: {type(exc).__name__}: {exc}"[:300])
-            break
-        finally:
-            await kill(km)
-            slots.alive.release()
-    for q in questions:
-        gid = q.exercise.grade_id
-        if gid not in result.replies:
-            result.replies[gid] = "not graded: the submission ran out of time or its kernel kept dying"
-    result.seconds = time.monotonic() - state.get("started", time.monotonic())
-    return result
+            except _Restart:
+                self.restarts += 1
+                if self.restarts > self.limits.max_restarts:
+                    result.event("restarts", f"gave up after {self.limits.max_restarts} kernel restarts")
+                    break
+            except _OutOfTime:
+                result.event("total", f"stopped at the limit of {self.limits.total_timeout} s "
+                             "for the whole submission")
+                break
+            except Exception as exc:  # the kernel could not start, or the machinery failed: say so
+                result.event("internal", f"the kernel could not be run: {type(exc).__name__}: {exc}"[:300])
+                break
+            finally:
+                await kill(self.km)
+                self.slots.alive.release()
+        for q in self.questions:
+            result.replies.setdefault(q.exercise.grade_id, Unanswered(NoAnswer.OUT_OF_TIME))
+        result.seconds = time.monotonic() - (self.started or time.monotonic())
+        return result
 
+    # ----------------------------------------------------------------- one kernel
+    async def _attempt(self) -> None:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for _, src in self.cells])
+        self.prelude_cell = nbformat.v4.new_code_cell(prelude())
+        self.spare = nbformat.v4.new_code_cell("pass")  # the liveness check after an interrupt
+        self.probe_cell = nbformat.v4.new_code_cell("")
+        nb.cells += [self.spare, self.probe_cell]
+        self.spare_index, self.probe_index = len(nb.cells) - 2, len(nb.cells) - 1
+        self.nb = nb
+        client = CappedClient(
+            nb, km=self.km, max_output=self.limits.max_output, nonce=self.nonce, allow_errors=True,
+            interrupt_on_timeout=True, error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "timed out"},
+            record_timing=False, store_widget_state=False, startup_timeout=60,
+            iopub_timeout=2, shutdown_kernel="immediate",
+        )
 
-def _remaining(deadline: float) -> float:
-    return deadline - time.monotonic()
+        def remember(cell=None, cell_index=None, execute_reply=None, **_):
+            client.last_reply = execute_reply
 
+        client.on_cell_executed = remember
+        self.client = client
+        timings = self.result.timings
+        with open(self.run_dir / "kernel.log", "ab") as log:
+            self._budget(1)
+            async with contextlib.AsyncExitStack() as stack:
+                async with self.slots.start:  # start the kernel and set the probe up
+                    t0 = time.monotonic()
+                    await stack.enter_async_context(client.async_setup_kernel(
+                        env=self.sandbox.env(self.scratch, self.python_path), cwd=str(self.scratch),
+                        stdout=log, stderr=log))
+                    t1 = time.monotonic()
+                    outcome, detail = await self._run(self.prelude_cell, self.spare_index, 30)
+                    if outcome is not Outcome.OK:
+                        raise RuntimeError(f"the grader's probe could not be set up: "
+                                           f"{outcome.value} {detail}")
+                    timings["kernel_start"] = timings.get("kernel_start", 0.0) + t1 - t0
+                    timings["prelude"] = timings.get("prelude", 0.0) + time.monotonic() - t1
+                async with self.slots.run:
+                    if self.deadline is None:
+                        self.started = time.monotonic()
+                        self.deadline = self.started + self.limits.total_timeout
+                    try:  # a last safety net: every step has its own timeout already
+                        await asyncio.wait_for(self._run_everything(), self._remaining() + 30)
+                    except asyncio.TimeoutError:
+                        raise _OutOfTime from None
 
-async def _run(client: CappedClient, cell, index: int, timeout: float) -> tuple[str, str]:
-    """Execute one cell; return (outcome, detail) with outcome one of
-    "ok", "error" (detail: the exception name), "timeout", "dead" (the kernel process
-    ended) or "broken" (the kernel answered with messages the client cannot read)."""
-    client.timeout = int(max(1, timeout))
-    client.reset_cap()
-    client.last_reply = None
-    cell.outputs = []
-    try:
-        await client.async_execute_cell(cell, index)
-    except DeadKernelError:
-        return "dead", ""
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # e.g. a student patched json inside the kernel
-        return "broken", f"{type(exc).__name__}: {exc}"[:200]
-    content = (client.last_reply or {}).get("content", {})
-    if content.get("status") == "error":
-        if content.get("ename") == TIMEOUT_ENAME:
-            return "timeout", ""
-        return "error", content.get("ename") or "error"
-    return "ok", ""
+    def _remaining(self) -> float:
+        return (self.deadline or time.monotonic()) - time.monotonic()
 
-
-async def _responsive(client: CappedClient, cell, index: int) -> bool:
-    """After an interrupt: does the kernel answer a trivial request within a few seconds?"""
-    cell.source = "pass"
-    outcome, _ = await _run(client, cell, index, 3)
-    return outcome in ("ok", "error")
-
-
-async def _attempt(cells, questions, sandbox, limits, km, nonce, slots, result,
-                   skip_cells, skip_probes, run_dir, scratch, state) -> None:
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for _, src in cells])
-    prelude = nbformat.v4.new_code_cell(PRELUDE)
-    spare = nbformat.v4.new_code_cell("pass")  # the liveness check after an interrupt
-    probe_cell = nbformat.v4.new_code_cell("")
-    nb.cells += [spare, probe_cell]
-    spare_index, probe_index = len(nb.cells) - 2, len(nb.cells) - 1
-    client = CappedClient(
-        nb, km=km, max_output=limits.max_output, nonce=nonce, allow_errors=True,
-        interrupt_on_timeout=True, error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "timed out"},
-        record_timing=False, store_widget_state=False,
-        startup_timeout=60,
-        iopub_timeout=2, shutdown_kernel="immediate",
-    )
-
-    def remember(cell=None, cell_index=None, execute_reply=None, **_):
-        client.last_reply = execute_reply
-
-    client.on_cell_executed = remember
-    log = open(run_dir / "kernel.log", "ab")  # noqa: SIM115 - closed in finally
-
-    def budget(limit: float) -> float:
-        left = _remaining(state["deadline"]) if "deadline" in state else limit
+    def _budget(self, limit: float) -> float:
+        if self.deadline is None:
+            return limit
+        left = self._remaining()
         if left < 1:
             raise _OutOfTime
         return min(limit, left)
 
-    def why(outcome: str, detail: str) -> str:
-        if outcome == "dead":
-            return _why_dead(km, limits.memory_bytes)
+    def _why(self, outcome: Outcome, detail: str) -> str:
+        if outcome is Outcome.DEAD:
+            return why_dead(self.km, self.limits.memory_bytes)
         name = detail.split(":", 1)[0]
         return f"the kernel's messages could not be read ({name}; was json or the messaging patched?)"
 
-    async def run_everything() -> None:
-        for index, (number, _) in enumerate(cells):
-            if index in skip_cells:
-                continue
-            timeout = budget(limits.cell_timeout)
-            outcome, detail = await _run(client, nb.cells[index], index, timeout)
-            if outcome in ("dead", "broken"):
-                result.event(("cell", number), f"cell {number}: {why(outcome, detail)}")
-                skip_cells.add(index)
-                raise _Restart
-            if outcome == "timeout":
-                if timeout < limits.cell_timeout:
-                    raise _OutOfTime
-                alive = await _responsive(client, spare, spare_index)
-                result.event(("cell", number), f"cell {number} timed out after {int(timeout)} s"
-                             + ("" if alive else " and would not stop"))
-                if not alive:
-                    skip_cells.add(index)
-                    raise _Restart
-            elif outcome == "error":
-                result.cell_errors.setdefault(number, detail)
-        # First all exercises in one probe cell; if it fails (time, a dead kernel), the
-        # exercises still without a reply are asked one cell each.
-        done = set(result.replies) | skip_probes
-        pending = [q for q in questions if q.exercise.grade_id not in done]
-        if pending and not state.get("one_by_one"):
-            state["one_by_one"] = True  # if this cell fails, fall back to one exercise per cell
-            probe_cell.source = probe_source(pending, nonce)
-            outcome, detail = await _run(client, probe_cell, probe_index, budget(limits.probe_timeout))
-            if outcome in ("dead", "broken"):
-                raise _Restart
-            for q in pending:
-                try:
-                    result.replies[q.exercise.grade_id] = parse_reply(client.probe_lines, q)
-                except ReplyError as exc:
-                    if outcome != "timeout" and "no reply" not in str(exc):
-                        result.replies[q.exercise.grade_id] = f"could not read the answer: {exc}"
-            if outcome == "timeout" and not await _responsive(client, spare, spare_index):
-                raise _Restart
-        for q in questions:
-            gid, name = q.exercise.grade_id, q.exercise.name
-            if gid in result.replies or gid in skip_probes:
-                continue
-            timeout = budget(limits.probe_timeout)
-            probe_cell.source = probe_source([q], nonce)
-            outcome, detail = await _run(client, probe_cell, probe_index, timeout)
-            if outcome in ("dead", "broken"):
-                result.replies[gid] = f"grading {name} stopped the kernel: {why(outcome, detail)}"
-                skip_probes.add(gid)
-                raise _Restart
-            if outcome == "timeout":
-                if timeout < limits.probe_timeout:
-                    raise _OutOfTime
-                result.replies[gid] = f"{name} did not return within {int(timeout)} s"
-                skip_probes.add(gid)
-                if not await _responsive(client, spare, spare_index):
-                    raise _Restart
-                continue
-            try:
-                result.replies[gid] = parse_reply(client.probe_lines, q)
-            except ReplyError as exc:
-                extra = f" ({detail})" if outcome == "error" else ""
-                result.replies[gid] = f"could not read the answer: {exc}{extra}"
+    async def _run(self, cell, index: int, timeout: float) -> tuple[Outcome, str]:
+        """Execute one cell; return (outcome, detail: the exception's name for an error)."""
+        client = self.client
+        client.timeout = int(max(1, timeout))
+        client.reset_cap()
+        client.last_reply = None
+        cell.outputs = []
+        try:
+            await client.async_execute_cell(cell, index)
+        except DeadKernelError:
+            return Outcome.DEAD, ""
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # e.g. a student patched json inside the kernel
+            return Outcome.BROKEN, f"{type(exc).__name__}: {exc}"[:200]
+        content = (client.last_reply or {}).get("content", {})
+        if content.get("status") == "error":
+            if content.get("ename") == TIMEOUT_ENAME:
+                return Outcome.TIMEOUT, ""
+            return Outcome.ERROR, content.get("ename") or "error"
+        return Outcome.OK, ""
 
-    try:
-        budget(1)
-        async with contextlib.AsyncExitStack() as stack:
-            async with slots.start:  # start the kernel and set the probe up
-                await stack.enter_async_context(client.async_setup_kernel(
-                    env=sandbox.env(scratch), cwd=str(scratch), stdout=log, stderr=log))
-                outcome, detail = await _run(client, prelude, spare_index, 30)
-                if outcome != "ok":
-                    raise RuntimeError(f"the grader's probe could not be set up: {outcome} {detail}")
-            async with slots.run:
-                if "deadline" not in state:
-                    state["started"] = time.monotonic()
-                    state["deadline"] = state["started"] + limits.total_timeout
-                try:  # a last safety net: every step has its own timeout already
-                    await asyncio.wait_for(run_everything(), _remaining(state["deadline"]) + 30)
-                except asyncio.TimeoutError:
-                    raise _OutOfTime from None
-    finally:
-        log.close()
+    async def _responsive(self) -> bool:
+        """After an interrupt: does the kernel answer a trivial request within a few seconds?"""
+        self.spare.source = "pass"
+        outcome, _ = await self._run(self.spare, self.spare_index, 3)
+        return outcome in (Outcome.OK, Outcome.ERROR)
+
+    async def _run_everything(self) -> None:
+        t0 = time.monotonic()
+        probe_seconds = 0.0
+        for index, (number, _) in enumerate(self.cells):
+            if index in self.skip_cells:
+                continue
+            timeout = self._budget(self.limits.cell_timeout)
+            outcome, detail = await self._run(self.nb.cells[index], index, timeout)
+            if outcome in (Outcome.DEAD, Outcome.BROKEN):
+                self.result.event(("cell", number), f"cell {number}: {self._why(outcome, detail)}")
+                self.skip_cells.add(index)
+                raise _Restart
+            if outcome is Outcome.TIMEOUT:
+                if timeout < self.limits.cell_timeout:
+                    raise _OutOfTime
+                alive = await self._responsive()
+                self.result.event(("cell", number), f"cell {number} timed out after {int(timeout)} s"
+                                  + ("" if alive else " and would not stop"))
+                if not alive:
+                    self.skip_cells.add(index)
+                    raise _Restart
+            elif outcome is Outcome.ERROR:
+                self.result.cell_errors.setdefault(number, detail)
+                if detail == "HiddenByGrader":
+                    self.result.hidden_calls.setdefault(number, detail)
+            elif index in self.check_at:  # the check cell ran: judge its exercises now
+                p0 = time.monotonic()
+                for gid in self.check_at[index]:
+                    await self._probe(self.by_id[gid], number)
+                probe_seconds += time.monotonic() - p0
+        p0 = time.monotonic()
+        for q in self.questions:  # no check cell ran for these: judged at the end
+            await self._probe(q, 0)
+        probe_seconds += time.monotonic() - p0
+        timings = self.result.timings
+        timings["probes"] = timings.get("probes", 0.0) + probe_seconds
+        timings["cells"] = timings.get("cells", 0.0) + time.monotonic() - t0 - probe_seconds
+
+    async def _probe(self, q: Question, number: int) -> None:
+        gid, name = q.exercise.grade_id, q.exercise.name
+        result = self.result
+        if gid in result.replies or gid in self.skip_probes:
+            return
+        timeout = self._budget(self.limits.probe_timeout)
+        self.probe_cell.source = probe_source(q, self.nonce)
+        outcome, detail = await self._run(self.probe_cell, self.probe_index, timeout)
+        if outcome in (Outcome.DEAD, Outcome.BROKEN):
+            result.replies[gid] = Unanswered(NoAnswer.KILLED_KERNEL, f"{name}: {self._why(outcome, detail)}")
+            self.skip_probes.add(gid)
+            raise _Restart
+        if outcome is Outcome.TIMEOUT:
+            if timeout < self.limits.probe_timeout:
+                raise _OutOfTime
+            result.replies[gid] = Unanswered(NoAnswer.TIMED_OUT,
+                                             f"{name} did not return within {int(timeout)} s")
+            self.skip_probes.add(gid)
+            if not await self._responsive():
+                raise _Restart
+            return
+        try:
+            result.replies[gid] = parse_reply(self.client.probe_lines, q)
+            result.where[gid] = number
+        except Forged as exc:
+            result.replies[gid] = Unanswered(NoAnswer.FORGED, str(exc))
+        except (NoReply, ReplyError) as exc:
+            extra = f" ({detail})" if outcome is Outcome.ERROR else ""
+            result.replies[gid] = Unanswered(NoAnswer.UNREADABLE, f"{exc}{extra}")
+
+
+async def run_submission(cells, questions, sandbox, limits, workdir, slots=None,
+                         python_path=None) -> RunResult:
+    """Run ``cells`` ((cell number, source) pairs) and the probes of ``questions``."""
+    session = KernelSession(cells, questions, sandbox, limits, workdir, python_path=python_path, slots=slots)
+    return await session.run()

@@ -4,8 +4,10 @@ A kernel is started as::
 
     bwrap <binds> -- python -c <LIMITS> <memory bytes> <connection file>
 
-where ``<LIMITS>`` sets RLIMIT_AS (the memory limit), RLIMIT_FSIZE and RLIMIT_CORE and
-then starts ipykernel in the same process (``-f <connection file>``). The sandbox
+where ``<LIMITS>`` sets RLIMIT_AS (the memory limit), RLIMIT_FSIZE, RLIMIT_CORE and, in the
+sandbox, RLIMIT_NPROC (processes and threads of the sandbox's user; each sandbox is its own
+user namespace, so the count is per submission) and then starts ipykernel in the same
+process (``-f <connection file>``). The sandbox
 (Linux, bubblewrap) shows the kernel only:
 
 * ``/usr`` (and the ``/bin``, ``/lib``, ``/lib64``, ``/sbin`` links to it), read-only;
@@ -13,7 +15,9 @@ then starts ipykernel in the same process (``-f <connection file>``). The sandbo
 * the Python installation (``sys.base_prefix``) and the environment (``sys.prefix``), read-only,
   with the ``lessons`` package (the answer keys) covered by an empty folder if it lies in them
   and an editable install's ``.pth`` hook covered by an empty file;
-* a stub ``lessons.exercises.check`` (so a submission's check cells run) on PYTHONPATH;
+* the course's ``lessons`` as the notebook being graded may see it (:mod:`.hiding`: without
+  the answer keys and the grader, with the functions an exercise asks for hidden), read-only,
+  first on PYTHONPATH;
 * its run folder (connection file and the kernel's unix sockets: ``transport="ipc"``, since
   the network namespace is private and TCP localhost is unreachable) and its scratch folder,
   the only writable places; HOME and TMPDIR point into the scratch folder;
@@ -41,6 +45,8 @@ LIMITS = (
     "if m > 0: resource.setrlimit(resource.RLIMIT_AS, (m, m))\n"
     "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 28, 1 << 28))\n"
     "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "n = int(sys.argv[3])\n"
+    "if n > 0: resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
     "sys.modules['debugpy'] = None\n"
     "if sys.path and sys.path[0] in ('', os.getcwd()): del sys.path[0]\n"
     "sys.argv = [sys.argv[0], '-f', sys.argv[2], '--HistoryManager.enabled=False']\n"
@@ -50,12 +56,6 @@ LIMITS = (
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
 
-STUB_CHECK = '''"""Stand-in for lessons.exercises in the grader's sandbox: the grader checks the answers."""
-
-
-def check(grade_id, answer=None, **kwargs):
-    print(f"{grade_id}: checked by the grader")
-'''
 
 
 def bwrap_path() -> str | None:
@@ -137,7 +137,8 @@ class Sandbox:
 
     bwrap: str | None
     memory_bytes: int
-    stub_dir: Path
+    stub_dir: Path | None = None  # a default course copy (python_path) for kernels given none
+    max_processes: int = 64
     hooks: list[Path] = field(default_factory=list)
 
     def __post_init__(self):
@@ -152,9 +153,12 @@ class Sandbox:
                 prefixes.append(prefix)
         return prefixes
 
-    def command(self, run_dir: Path, scratch: Path, connection_file: str) -> list[str]:
+    def command(self, run_dir: Path, scratch: Path, connection_file: str,
+                python_path: Path | None = None) -> list[str]:
         python = sys.executable
-        inner = [python, "-c", LIMITS, str(self.memory_bytes), connection_file]
+        python_path = python_path or self.stub_dir
+        nproc = self.max_processes if self.bwrap is not None else 0  # unsandboxed: your own uid
+        inner = [python, "-c", LIMITS, str(self.memory_bytes), connection_file, str(nproc)]
         if self.bwrap is None:
             return inner
         home = "/home/student"
@@ -176,7 +180,7 @@ class Sandbox:
         for hook in self.hooks:
             args += ["--ro-bind", "/dev/null", str(hook)]
         args += ["--proc", "/proc", "--dev", "/dev",
-                 "--ro-bind", str(self.stub_dir), "/opt/l13",
+                 "--ro-bind", str(python_path), "/opt/l13",
                  "--bind", str(run_dir), str(run_dir),
                  "--bind", str(scratch), home, "--chdir", home,
                  "--clearenv",
@@ -191,18 +195,10 @@ class Sandbox:
                  "--", *inner]
         return args
 
-    def env(self, scratch: Path) -> dict:
+    def env(self, scratch: Path, python_path: Path | None = None) -> dict:
         """The environment of an unsandboxed kernel (the sandboxed one clears its own)."""
         keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")}
         return {**keep, "HOME": str(scratch), "TMPDIR": str(scratch / "tmp"), "USER": "student",
-                "PYTHONPATH": str(self.stub_dir), "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "agg",
+                "PYTHONPATH": str(python_path or self.stub_dir), "PYTHONDONTWRITEBYTECODE": "1",
+                "MPLBACKEND": "agg",
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def write_stub(folder: Path) -> Path:
-    """The stand-in ``lessons.exercises`` package the sandboxed kernel sees."""
-    pkg = folder / "lessons" / "exercises"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (folder / "lessons" / "__init__.py").write_text('"""Grader stand-in."""\n', encoding="utf-8")
-    (pkg / "__init__.py").write_text(STUB_CHECK, encoding="utf-8")
-    return folder

@@ -1,0 +1,100 @@
+"""Loading a submitted file: its code cells (and written answers), whatever shape it is in.
+
+Outputs are thrown away before anything else (they are never run, and a solved notebook
+with big plots is still a notebook): what is limited is the size of the code and text the
+student wrote, not the size of the file.
+"""
+
+from __future__ import annotations
+
+import json
+
+MAX_FILE_BYTES = 512 * 1024 * 1024  # read at all (a guard against a file that fills the memory)
+MAX_SOURCE_CHARS = 2_000_000  # the code and markdown cells' text, all together
+
+
+class NotANotebook(Exception):
+    pass
+
+
+def _drop_outputs(raw: dict) -> None:
+    cells = raw.get("cells")
+    if cells is None and isinstance(raw.get("worksheets"), list):
+        cells = [c for w in raw["worksheets"] if isinstance(w, dict) for c in (w.get("cells") or [])]
+    for c in cells if isinstance(cells, list) else []:
+        if isinstance(c, dict):
+            if "outputs" in c:
+                c["outputs"] = []
+            if "execution_count" in c:
+                c["execution_count"] = None
+            c.pop("attachments", None)
+
+
+def load_notebook(data: bytes):
+    """The notebook as nbformat v4 (outputs dropped) or a loose reading, and notes.
+
+    Returns (code cells as [(cell number, source)], markdown cells as [(number, source,
+    nbgrader grade_id or None)], notes). Cell metadata is ignored for code (students can
+    delete, duplicate, reorder or retag cells). Raises :class:`NotANotebook` with a reason
+    an instructor can read.
+    """
+    import nbformat
+
+    notes = []
+    if len(data) > MAX_FILE_BYTES:
+        raise NotANotebook(f"not graded: the file is {len(data) >> 20} MB (limit {MAX_FILE_BYTES >> 20} MB)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotANotebook("not a notebook: the file is not UTF-8 text") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotANotebook(f"not a notebook: invalid JSON at line {exc.lineno}") from None
+    if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
+        raise NotANotebook("not a notebook: JSON without notebook cells")
+    _drop_outputs(raw)
+    version = raw.get("nbformat")
+    try:
+        nb = nbformat.reads(json.dumps(raw), as_version=4)
+        code = [(i, c.source) for i, c in enumerate(nb.cells, start=1) if c.cell_type == "code"]
+        markdown = [(i, c.source, (c.metadata.get("nbgrader") or {}).get("grade_id"))
+                    for i, c in enumerate(nb.cells, start=1) if c.cell_type == "markdown"]
+        if isinstance(version, int) and version < 4:
+            notes.append(f"old notebook format (v{version}), converted")
+    except Exception:
+        code = _loose_cells(raw)
+        if code is None:
+            raise NotANotebook("not a notebook: its structure is not nbformat's") from None
+        markdown = []
+        notes.append("the notebook does not validate; its code cells were read as they are")
+    code = [(n, s) for n, s in code if isinstance(s, str) and s.strip()]
+    size = sum(len(s) for _, s in code) + sum(len(s) for _, s, _ in markdown if isinstance(s, str))
+    if size > MAX_SOURCE_CHARS:
+        raise NotANotebook(f"not graded: its cells hold {size:,} characters of code and text "
+                           f"(limit {MAX_SOURCE_CHARS:,}; outputs do not count)")
+    return code, markdown, notes
+
+
+def load_cells(data: bytes) -> tuple[list[tuple[int, str]], list[str]]:
+    """The code cells (cell number, source) and notes (see :func:`load_notebook`)."""
+    code, _, notes = load_notebook(data)
+    return code, notes
+
+
+def _loose_cells(raw: dict):
+    cells = raw.get("cells")
+    if cells is None and isinstance(raw.get("worksheets"), list) and raw["worksheets"]:
+        cells = raw["worksheets"][0].get("cells") if isinstance(raw["worksheets"][0], dict) else None
+    if not isinstance(cells, list):
+        return None
+    out = []
+    for i, c in enumerate(cells, start=1):
+        if not isinstance(c, dict) or c.get("cell_type") != "code":
+            continue
+        src = c.get("source", c.get("input", ""))
+        if isinstance(src, list) and all(isinstance(s, str) for s in src):
+            src = "".join(src)
+        if isinstance(src, str):
+            out.append((i, src))
+    return out
