@@ -104,7 +104,7 @@ def roformer_bound(distance, d=128, base=DEFAULT_BASE) -> np.ndarray:
     """RoFormer's long-term-decay quantity: (2/d) * sum_{j=1}^{d/2} |S_j| (``03``).
 
     S_j = sum_{k=0}^{j-1} exp(i * distance * omega_k) is the sum of the first j pairs' unit
-    turns. Su et al. (RoFormer, section 3.4.3) bound the score of any q, k by
+    turns. Su et al. (RoFormer, in its analysis of long-term decay) bound the score of any q, k by
     (max_i |h_{i+1} - h_i|) * sum_j |S_j| (Abel summation, h_i = q_i conj(k_i) as complex
     numbers) and plot this mean of |S_j|, which falls as the distance grows. At distance 0
     every |S_j| = j, so the mean is (d/2 + 1)/2.

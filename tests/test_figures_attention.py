@@ -126,3 +126,29 @@ def test_swap_comparison_rejects_mismatched_cases_and_lengths():
         swap_comparison(["a", "b"], {"x": [0.5, 0.5]}, {"y": [1.0, 2.0]})
     with pytest.raises(ValueError, match=r"one weight per row \(3\)"):
         swap_comparison(["a", "b", "c"], {"x": [0.5, 0.5]}, {"x": [1.0, 2.0]})
+
+
+def test_dot_tables_side_by_side_show_each_table_on_its_own_scale():
+    from lessons.figures.attention import dot_tables_side_by_side
+    from lessons.head import score_table
+
+    same = score_table(np.tile(np.arange(1.0, 9.0), (6, 1)), np.arange(6))
+    other = np.random.default_rng(3).normal(size=(6, 6))
+    fig = dot_tables_side_by_side([same, other], ["same content", "random content"], title="at a glance")
+    left, right = [ax for ax in fig.axes if ax.get_title()]  # the two panels, not the colour bars
+    np.testing.assert_array_equal(np.asarray(left.images[0].get_array()), same)
+    np.testing.assert_array_equal(np.asarray(right.images[0].get_array()), other)
+    assert left.images[0].get_clim() == (-np.max(np.abs(same)), np.max(np.abs(same)))
+    assert right.images[0].get_clim() == (-np.max(np.abs(other)), np.max(np.abs(other)))
+    assert (left.get_title(), right.get_title()) == ("same content", "random content")
+    assert fig.get_suptitle() == "at a glance"
+    assert _labelled(left) and _labelled(right)
+
+
+def test_dot_tables_side_by_side_rejects_missing_titles_and_non_square_tables():
+    from lessons.figures.attention import dot_tables_side_by_side
+
+    with pytest.raises(ValueError, match="one title per table: expected 2, got 1"):
+        dot_tables_side_by_side([np.eye(2), np.eye(2)], ["a"])
+    with pytest.raises(ValueError, match=r"tables\[1\] must be square .* got shape \(2, 3\)"):
+        dot_tables_side_by_side([np.eye(2), np.zeros((2, 3))], ["a", "b"])

@@ -150,6 +150,44 @@ def shifted_dot_tables(
     return fig
 
 
+def dot_tables_side_by_side(
+    tables,
+    titles,
+    positions=None,
+    *,
+    title: str = "Dot tables side by side",
+    annotate: bool = False,
+    decimals: int = 1,
+    figsize=(9.5, 4.6),
+) -> Figure:
+    """Square [T, T] dot tables next to each other, each on its own symmetric colour scale (``04``).
+
+    ``titles`` names each panel; ``positions`` labels the rows and columns of every panel
+    (default 0 .. T-1). Each panel gets its own scale, so a table's pattern shows even when
+    the tables' sizes differ.
+    """
+    tables = [_as_table(t, f"tables[{i}]") for i, t in enumerate(tables)]
+    titles = [str(t) for t in titles]
+    if not tables or len(titles) != len(tables):
+        raise ValueError(
+            f"titles must give one title per table: expected {len(tables)}, got {len(titles)}"
+        )
+    for i, t in enumerate(tables):
+        if t.shape[0] != t.shape[1]:
+            raise ValueError(f"tables[{i}] must be square [T, T] (queries x keys); got shape {t.shape}")
+    fig, axes = plt.subplots(1, len(tables), figsize=figsize, dpi=DPI, layout="constrained", squeeze=False)
+    for ax, table, panel_title in zip(axes[0], tables, titles, strict=True):
+        labels = None if positions is None else [_position_text(p) for p in positions]
+        image = _draw_heatmap(
+            ax, table, row_labels=labels, col_labels=labels,
+            vmax=_symmetric_limit(table), annotate=annotate, decimals=decimals,
+        )
+        _label_query_key_axes(ax, panel_title)
+        fig.colorbar(image, ax=ax, label="dot product (no unit)", shrink=0.8)
+    fig.suptitle(title)
+    return fig
+
+
 def attention_weights_heatmap(
     weights,
     *,

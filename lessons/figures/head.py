@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -28,8 +27,8 @@ from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
 from .arrows import draw_arrow, plane_axes
 from .motion import K_COLOR, Q_COLOR
+from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure
 
-DPI = 90
 TOTAL_COLOR = "darkcyan"
 PAIR_COLORS = ("tab:purple", "tab:green")
 
@@ -37,7 +36,7 @@ PAIR_COLORS = ("tab:purple", "tab:green")
 # --------------------------------------------------------------------------- R_m as a heatmap
 
 
-def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, figsize=(6.0, 5.0)):
+def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, width=7.0, height=5.6):
     """A square matrix as an annotated heatmap; exact zeros are left blank (``03``).
 
     Made for the block-diagonal R_m of :func:`lessons.head.block_rotation_matrix`: the
@@ -48,17 +47,17 @@ def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, figsize=(6.0, 5.0))
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"matrix must be a square 2-D table; got shape {matrix.shape}")
     d = matrix.shape[0]
-    fig, ax = plt.subplots(figsize=figsize, dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=width, height=height)
     image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1)
     for (i, j), value in np.ndenumerate(matrix):
         if value != 0:
-            ax.text(j, i, f"{value:.{decimals}f}", ha="center", va="center", fontsize=8,
+            ax.text(j, i, f"{value:.{decimals}f}", ha="center", va="center", fontsize=9,
                     color="white" if abs(value) > 0.6 else "black")
     ax.set_xticks(range(d))
     ax.set_yticks(range(d))
     ax.set_xlabel("column: coordinate of the vector that goes in")
     ax.set_ylabel("row: coordinate that comes out")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title)
     fig.colorbar(image, ax=ax, label="entry of the matrix", shrink=0.85)
     return fig
 
@@ -138,7 +137,7 @@ class TwoPlanesPicture:
                                     edgecolor="0.3", linestyle="--", linewidth=1.0)
         for bar in self.locked_bars:
             bar.set_visible(False)
-        self.bar_texts = [bars.text(x - 0.08, 0, "", ha="center", fontsize=9) for x in range(3)]
+        self.bar_texts = [bars.text(x - 0.08, 0, "", ha="center", fontsize=SMALL_FONT_SIZE) for x in range(3)]
         bars.axhline(0, color="0.5", lw=0.8)
         bars.set_xticks([0, 1, 2], self.names)
         bars.set_ylim(-2.6, 2.6)
@@ -157,7 +156,7 @@ class TwoPlanesPicture:
                 label.set_position(tuple(head + 0.2 * v / norm))
             self.axes[i].set_title(
                 f"pair {i}: {state.frequencies[i]:g} rad per position\nshare {state.shares[i]:+.4f}",
-                fontsize=10,
+                fontsize=SMALL_FONT_SIZE + 1,
             )
         values = [*state.shares, state.total]
         for bar, text, value in zip(self.bars, self.bar_texts, values, strict=True):
@@ -176,7 +175,8 @@ class TwoPlanesPicture:
                    f" (distance {state.distance:+g})")
         if locked is not None:
             heading += "\ndashed outline: the locked result"
-        self.axes[2].set_title(heading if caption is None else f"{caption}\n{heading}", fontsize=10)
+        title = heading if caption is None else f"{caption}\n{heading}"
+        self.axes[2].set_title(title, fontsize=SMALL_FONT_SIZE + 1)
         self.state = state
         return state
 
@@ -199,8 +199,8 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
     frames = list(frames)
     if not frames or any(len(f) != 3 for f in frames):
         raise ValueError(f"frames must be (q_position, k_position, caption) entries; got {frames!r}")
-    fig, axes = plt.subplots(len(frames), 3, figsize=(10.0, 3.9 * len(frames)), dpi=DPI,
-                             squeeze=False, width_ratios=(1, 1, 1.25))
+    fig, axes = new_figure(len(frames), 3, width=9.0, height=3.7 * len(frames), squeeze=False,
+                           width_ratios=(1, 1, 1.25))
     fig.pictures, fig.states = [], []
     first = two_planes_state(frames[0][0], frames[0][1], frequencies=frequencies)
     for row, (q_position, k_position, caption) in zip(axes, frames, strict=True):
@@ -209,9 +209,7 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
         picture.show(state, locked=first if fig.states else None, caption=caption)
         fig.pictures.append(picture)
         fig.states.append(state)
-    fig.suptitle("Two pairs of one head, same content [1, 0] in each: the score is the sum of the shares",
-                 fontsize=11)
-    fig.tight_layout()
+    fig.suptitle("Two pairs of one head, content [1, 0] in each: the score is the sum of the shares")
     return fig
 
 
@@ -234,15 +232,14 @@ class TwoPlanesExplorer:
     the text line gives the change of the total. A plain ipywidgets box: no output capture.
     """
 
-    def __init__(self, q_position=2, k_position=0, *, max_position=40, frequencies=(1.0, 0.1), dpi=85):
+    def __init__(self, q_position=2, k_position=0, *, max_position=40, frequencies=(1.0, 0.1), dpi=DPI):
         import ipywidgets as widgets
 
         self.frequencies = frequencies
         self.dpi = dpi
-        self.figure = Figure(figsize=(10.0, 3.9), dpi=dpi)
+        self.figure = Figure(figsize=(9.0, 3.7), dpi=dpi, layout="constrained")
         axes = self.figure.subplots(1, 3, width_ratios=(1, 1, 1.25))
         self.picture = TwoPlanesPicture(axes, frequencies=frequencies)
-        self.figure.subplots_adjust(left=0.06, right=0.98, bottom=0.13, top=0.8, wspace=0.35)
         layout = widgets.Layout(width="420px")
         style = {"description_width": "90px"}
         self.q_slider = widgets.IntSlider(value=q_position, min=0, max=max_position,
@@ -326,7 +323,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     if np.any(marked <= 0):
         raise ValueError(f"marked must hold distances greater than 0 (a log axis); got {marked.tolist()}")
     distances = np.arange(1, int(check_positive(max_distance, "max_distance")) + 1, dtype=np.float64)
-    fig, ax = plt.subplots(figsize=(8.0, 4.6), dpi=DPI, layout="constrained")
+    fig, ax = new_figure(width=9.0, height=5.0)
     ax.plot(distances, cosine_sum(distances, d, base), color="tab:blue", lw=0.6, alpha=0.85,
             label=f"sum over the {d // 2} pairs of cos(distance x omega_i): half the score of all-ones q, k")
     ax.plot(distances, roformer_bound(distances, d, base), color="tab:red", lw=2.0,
@@ -337,18 +334,18 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     for x in marked:
         c, b = float(cosine_sum(x, d, base)), float(roformer_bound(x, d, base))
         ax.annotate(f"{c:.4f}", (x, c), xytext=(0, 12), textcoords="offset points", ha="center",
-                    color="tab:blue", fontsize=9, bbox=box, zorder=5)
-        ax.annotate(f"{b:.4f}", (x, b), xytext=(0, -20), textcoords="offset points", ha="center",
-                    color="tab:red", fontsize=9, bbox=box, zorder=5)
+                    color="tab:blue", bbox=box, zorder=5)
+        ax.annotate(f"{b:.4f}", (x, b), xytext=(0, -22), textcoords="offset points", ha="center",
+                    color="tab:red", bbox=box, zorder=5)
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlim(1, max_distance)
     ax.set_ylim(-14, d // 2 + 6)
     ax.set_xlabel("distance |n - m| between query and key (positions, log scale)")
     ax.set_ylabel("value (no unit)")
-    ax.set_title(f"A whole head (d = {d}, base {base:g}) fades on average with distance", fontsize=11)
+    ax.set_title(f"A whole head (d = {d}, base {base:g}) fades on average with distance")
     ax.grid(True, which="major", color="0.9")
-    fig.legend(loc="outside lower center", fontsize=9, ncols=1)
+    legend_outside(ax, where="below", ncols=1)
     return fig
 
 
@@ -376,26 +373,26 @@ def look_back_figure(key_positions, scores, scales, target_weights, *, query_pos
             f"target_weights must hold one weight per scale: expected {scales.shape}, "
             f"got {target_weights.shape}"
         )
-    fig, (ax_s, ax_w) = plt.subplots(1, 2, figsize=(10.5, 4.2), dpi=DPI, layout="constrained",
-                                     width_ratios=(1.3, 1))
+    fig, (ax_s, ax_w) = new_figure(1, 2, width=9.5, height=4.4, width_ratios=(1.3, 1))
     colors = ["tab:red" if p == target else "tab:gray" for p in key_positions]
     ax_s.bar(key_positions, scores, color=colors, edgecolor="black", linewidth=0.5)
     best = int(np.argmax(scores))
     ax_s.annotate(f"key {key_positions[best]:g}: {scores[best]:.4f}", (key_positions[best], scores[best]),
-                  xytext=(-150, 4), textcoords="offset points", fontsize=9, color="tab:red")
+                  xytext=(-150, 4), textcoords="offset points", color="tab:red")
     ax_s.set_ylim(min(0.0, float(scores.min())) * 1.1, float(scores.max()) * 1.15)
     ax_s.set_xticks(key_positions)
     ax_s.set_xlabel("key position")
     ax_s.set_ylabel("score q . k (rotated, unscaled)")
-    ax_s.set_title(f"Query at {query_position:g}: scores of the keys", fontsize=10)
+    ax_s.set_title(f"Query at {query_position:g}: scores of the keys")
     ax_w.plot(scales, target_weights, "o-", color="tab:red")
     for s, w in zip(scales, target_weights, strict=True):
-        ax_w.annotate(f"{w:.4f}", (s, w), xytext=(4, -14), textcoords="offset points", fontsize=9)
+        ax_w.annotate(f"{w:.4f}", (s, w), xytext=(4, -16), textcoords="offset points",
+                      fontsize=SMALL_FONT_SIZE)
     ax_w.set_xscale("log", base=2)
     ax_w.set_xticks(scales, [f"{s:g}" for s in scales])
     ax_w.set_ylim(0, 1.08)
     ax_w.set_xlabel("scale of the query (log scale)")
     ax_w.set_ylabel(f"attention weight on key {target:g}")
-    ax_w.set_title("A larger query sharpens the softmax", fontsize=10)
+    ax_w.set_title("A larger query sharpens the softmax")
     ax_w.grid(True, color="0.9")
     return fig
