@@ -39,12 +39,11 @@ from .frequencies import pair_frequencies
 # --------------------------------------------------------------------------- the rotation
 
 
-def rotate_half(x) -> np.ndarray:
-    """[x1, x2] -> [-x2, x1] on the last axis (Hugging Face's ``rotate_half``) (``08``).
+def _rotate_half(x):
+    """[x1, x2] -> [-x2, x1] on the last axis: Hugging Face's ``rotate_half``.
 
     With pairs (j, j + d/2) it sends each pair (a, b) to (-b, a): a quarter turn.
     """
-    x = np.asarray(x)
     half = x.shape[-1] // 2
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
@@ -56,7 +55,7 @@ def _rotate_split_half(x, cos, sin):
     """
     cos = np.concatenate([cos, cos], axis=-1)  # [..., T, r]: pair j's angle for j and j + r/2
     sin = np.concatenate([sin, sin], axis=-1)
-    return x * cos + rotate_half(x) * sin  # (a, b) -> (a cos - b sin, b cos + a sin)
+    return x * cos + _rotate_half(x) * sin  # (a, b) -> (a cos - b sin, b cos + a sin)
 
 
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}

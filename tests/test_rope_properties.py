@@ -20,7 +20,6 @@ from lessons.rope import (
     interleaved_to_split_half,
     interleaved_to_split_half_permutation,
     rope_rotate,
-    rotate_half,
     split_half_to_interleaved,
     split_half_to_interleaved_permutation,
 )
@@ -266,13 +265,21 @@ def test_every_pair_is_turned_by_the_2d_rotation(case):
     np.testing.assert_allclose(out, expected, rtol=0, atol=tol)
 
 
-@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 6).map(lambda h: 2 * h))))
-def test_rotate_half_is_a_quarter_turn_of_every_split_half_pair(x):
+@given(
+    hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 3), st.integers(1, 6).map(lambda h: 2 * h)),
+        elements=st.floats(-1e6, 1e6),
+    )
+)
+def test_a_quarter_turn_of_split_half_pairs_is_rotate_half(x):
+    """Every pair (j, j + d/2) turned by pi/2 is transformers' rotate_half: [x1, x2] -> [-x2, x1]."""
     half = x.shape[-1] // 2
-    turned = rotate_half(x)
-    np.testing.assert_array_equal(turned[..., :half], -x[..., half:])  # (a, b) -> (-b, a): exact
-    np.testing.assert_array_equal(turned[..., half:], x[..., :half])
-    np.testing.assert_array_equal(rotate_half(rotate_half(x)), -x)  # two quarter turns: a half turn
+    turned = rope_rotate(x, np.full(x.shape[0], np.pi / 2), layout="split_half", inv_freq=np.ones(half))
+    scale = float(np.max(np.abs(x), initial=0.0))
+    tol = 4 * eps(np.float64) * scale + 1e-300  # cos(pi/2) is 6e-17, not 0
+    np.testing.assert_allclose(turned[..., :half], -x[..., half:], rtol=0, atol=tol)
+    np.testing.assert_allclose(turned[..., half:], x[..., :half], rtol=0, atol=tol)
 
 
 # --------------------------------------------------------------------------- batch positions
