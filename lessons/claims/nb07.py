@@ -117,3 +117,41 @@ def norm_rotated():
 def norm_added():
     q = seeded_qk()[0]
     return np.linalg.norm(q + sinusoidal_encoding(list(STARTS), D), axis=1)
+
+
+# ---- with projections (the original Transformer adds P before W_Q and W_K) -----------------
+
+def random_projections(d=D, seed=0) -> tuple[np.ndarray, np.ndarray]:
+    """Random W_Q, W_K [d, d] with standard-normal entries scaled by 1/sqrt(d), seeded."""
+    w_q, w_k = np.random.default_rng(seed).normal(size=(2, d, d)) / np.sqrt(d)
+    return w_q, w_k
+
+
+@claim("07.projected.position_only", "Random 64x64 W_Q, W_K (seed 0): (P[m] W_Q).(P[m+2] W_K) at starts 3, 10, 100, 4000", ("-0.974", "-1.862", "3.115", "0.287"))
+def projected_position_only():
+    w_q, w_k = random_projections()
+    table = sinusoidal_encoding([p for m in STARTS for p in (m, m + GAP)], D).reshape(len(STARTS), 2, D)
+    return [(pm @ w_q) @ (pn @ w_k) for pm, pn in table]
+
+
+@claim("07.float64.spacing", "The gap between neighbouring float64 numbers near 4000, in units of 1e-13", "4.5")
+def float64_spacing():
+    return float(np.spacing(4000.0)) * 1e13
+
+
+@claim("07.rotary.deviation_4000", "Rotary score at start 4000 minus at start 3: below the float64 spacing near 4000 (4.5e-13)", True)
+@below(4.6e-13)
+def rotary_deviation_4000():
+    rotary = gap_scores()[0]
+    return abs(float(rotary[-1] - rotary[0]))
+
+
+@claim("07.additive.spread_over_rotary", "The added scores' spread divided by the rotary score", "6.03")
+def additive_spread_over_rotary():
+    rotary, additive = gap_scores()
+    return float(np.ptp(additive) / rotary[0])
+
+
+@claim("07.norm.q_over_p", "The toy's |q| / |P[m]|", "1.26")
+def norm_q_over_p():
+    return float(np.linalg.norm(seeded_qk()[0]) / np.sqrt(D / 2))
