@@ -1,51 +1,81 @@
 """Exercises of notebook 07 (``solutions/07_added_vs_rotated.ipynb``).
 
-Expected answers come from :mod:`lessons.sinusoidal`, never from the solution notebook.
+Expected answers come from :mod:`lessons.sinusoidal`, never from the solution notebook. The
+exercise is the notebook's experiment (seed 000): the same gap at several starts, scored with
+rotated and with added positions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..sinusoidal import score_terms, sinusoidal_encoding
-from ._spec import function_exercise
+from ..sinusoidal import added_score, fixed_gap_scores, rotary_score, sinusoidal_encoding
+from ._spec import Mutant, function_exercise, written_question
 
 
-def _position_vector_cases(rng: np.random.Generator) -> list[dict]:
-    cases = [{"m": 1, "d": 4}]
-    for _ in range(7):
-        cases.append({"m": int(rng.integers(0, 5000)), "d": int(2 * rng.integers(1, 33))})
+def _gap_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"q": rng.normal(size=4).round(2).tolist(), "k": rng.normal(size=4).round(2).tolist(),
+              "starts": [0, int(rng.integers(1, 10))], "gap": int(rng.integers(1, 4))}]
+    for i in range(5):
+        d = int(2 * rng.integers(2, 33))
+        starts = sorted(int(s) for s in rng.choice(5000, size=int(rng.integers(2, 6)), replace=False))
+        cases.append({"q": rng.normal(size=d).tolist(), "k": rng.normal(size=d).tolist(),
+                      "starts": starts, "gap": int(rng.integers(1, 20))})
     return cases
 
 
-@function_exercise(
-    "ex07_position_vector",
-    title="Exercise 1: the sinusoidal position vector P[m]",
-    points=1,
-    name="position_vector",
-    cases=_position_vector_cases,
-)
-def _(m, d):
-    return sinusoidal_encoding([m], d)[0]
+def _gap_where(index, case) -> str:
+    row, col = index
+    start = case["starts"][col] if case else col
+    return f"the {'rotary' if row == 0 else 'added'} score at start {start:g} (row {row}, column {col})"
 
 
-def _four_terms_cases(rng: np.random.Generator) -> list[dict]:
-    cases = []
-    for i in range(8):
-        d = 4 if i == 0 else int(2 * rng.integers(1, 33))
-        m = int(rng.integers(0, 5000))
-        n = m + int(rng.integers(-20, 21))
-        q, k = rng.normal(size=(2, d))
-        cases.append({"q": q.tolist(), "k": k.tolist(), "m": m, "n": max(n, 0)})
-    return cases
+def _both(rotary, added):
+    return np.array([rotary, added])
+
+
+def _sin_cos_swapped(q, k, starts, gap):
+    d = len(q)
+    out = []
+    for m in np.asarray(starts, dtype=int):
+        pm, pn = sinusoidal_encoding([m, m + gap], d).reshape(2, d // 2, 2)[..., ::-1].reshape(2, d)
+        out.append((np.asarray(q) + pm) @ (np.asarray(k) + pn))
+    return _both(fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0], out)
 
 
 @function_exercise(
-    "ex07_four_terms",
-    title="Exercise 2: the four terms of the added score",
-    points=2,
-    name="four_terms",
-    cases=_four_terms_cases,
+    "ex07_gap_scores", title="Exercise 1: one gap at several starts, rotated and added", points=3,
+    name="gap_scores", cases=_gap_cases, where=_gap_where,
+    practises="the fixed-gap experiment: rotary scores depend on the gap only, added scores on the starts too",
+    mutants=(
+        Mutant("rotary_sign_flipped", "your rotary scores are what you get with the angle's sign flipped: "
+               "look at the minus sign in the rotation", lambda q, k, starts, gap: _both(
+                   [rotary_score(q, k, -m, -(m + gap)) for m in np.asarray(starts, dtype=int)],
+                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[1])),
+        Mutant("key_at_query_position", "your scores put the key at the query's position: the key sits "
+               "at start + gap", lambda q, k, starts, gap: _both(
+                   [rotary_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
+                   [added_score(q, k, m, m) for m in np.asarray(starts, dtype=int)])),
+        Mutant("sin_cos_swapped", "your added position vector has cos at the even coordinates: P[m] holds "
+               "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1", _sin_cos_swapped),
+        Mutant("nothing_added", "your added scores do not change with the positions: add P[m] to q and "
+               "P[m + gap] to k before the dot product", lambda q, k, starts, gap: _both(
+                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0],
+                   [float(np.dot(q, k))] * len(starts))),
+        Mutant("rows_swapped", "your two rows are swapped: row 0 holds the rotary scores, row 1 the added "
+               "ones", lambda q, k, starts, gap: np.array(
+                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[::-1])),
+    ),
 )
-def _(q, k, m, n):
-    return score_terms(q, k, m, n)
+def _(q, k, starts, gap):
+    starts = np.asarray(starts, dtype=int)
+    return np.array(fixed_gap_scores(q, k, starts, int(gap)))
+
+
+written_question(
+    "ex07_spread_question", title="Exercise 1, question: the two spreads", points=1,
+    prompt="Run gap_scores on the notebook's q and k at starts 3, 10, 100, 4000 with gap 2, and print "
+           "each row's spread (largest minus smallest). Why is one spread tiny but not exactly zero, "
+           "and why is the other large?",
+    practises="reading the experiment: float64 rounding of the angle versus the position leaking into the score",
+)
