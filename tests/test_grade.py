@@ -40,8 +40,15 @@ def grade(*args, timeout=600) -> subprocess.CompletedProcess:
 
 
 def rows(out: Path) -> dict[str, dict]:
+    """Gradebook rows by student; each also keyed by grade_id (the columns are titles) and
+    with "status": what the result and grading columns say."""
+    columns = json.loads((out / "results.json").read_text())["columns"]
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as fh:
-        return {r["student"]: r for r in csv.DictReader(fh)}
+        table = {r["student"]: r for r in csv.DictReader(fh)}
+    for r in table.values():
+        r.update({gid: r[label] for label, gid in columns.items()})
+        r["status"] = f"{r['result']} | {r['grading']}"
+    return table
 
 
 class Listener:
@@ -107,8 +114,10 @@ def test_each_hostile_kind_gets_its_honest_points(hostile, kind):
         pytest.skip("built only with the sandbox")
     total, points, words = hostile["expect"][kind]
     row = hostile["rows"][kind]
-    assert float(row["total"]) == total, (kind, row)
-    assert float(row["max"]) == hostile_build.FULL
+    if total is not None:
+        assert float(row["total"]) == total, (kind, row)
+    auto = sum(float(row[gid]) for gid in hostile_build.POINTS if row.get(gid, "") != "")
+    assert auto == float(row["total"]) or total is None, (kind, row)
     for gid, p in points.items():
         assert float(row[gid]) == p, (kind, gid, row)
     for word in words:
@@ -117,20 +126,21 @@ def test_each_hostile_kind_gets_its_honest_points(hostile, kind):
 
 def test_solution_full_marks_and_untouched_zero(hostile):
     solution, untouched = hostile["rows"]["solution"], hostile["rows"]["untouched"]
-    assert solution["total"] == solution["max"] == str(hostile_build.FULL)
-    assert solution["status"] == "ok"
-    assert untouched["total"] == "0" and untouched["status"] == "no exercise answered"
+    assert solution["total"] == str(hostile_build.FULL)
+    assert solution["result"].startswith("full marks") and solution["grading"] == "ok"
+    assert untouched["total"] == "0" and untouched["result"] == "nothing answered"
+    assert untouched["grading"] == "ok"  # grading worked; the student answered nothing
     feedback = (hostile["out"] / "feedback" / "untouched.md").read_text()
     assert "not answered" in feedback
+    assert "course" not in feedback  # the course's own cells are not the student's business
 
 
 def test_feedback_shows_a_counterexample(hostile):
     text = (hostile["out"] / "feedback" / "wrong_shape.md").read_text()
-    assert "**10 of 15 points.**" in text
-    assert "input:    pair_frequencies(d=" in text
-    assert "expected:" in text and "given:" in text and "shape (" in text
+    assert "tried:    pair_frequencies(d=" in text
+    assert "shape (" in text
     text = (hostile["out"] / "feedback" / "duplicated.md").read_text()
-    assert "input:    rotate_pair(pair=[" in text  # the last (wrong) definition was graded
+    assert "tried:    rotate_pair(pair=[" in text  # the definition the check cell saw was graded
 
 
 def test_results_record_the_seed_and_the_limits(hostile):
@@ -140,23 +150,24 @@ def test_results_record_the_seed_and_the_limits(hostile):
     assert results["settings"]["sandbox"] == ("bubblewrap" if SANDBOXED else "none")
     solution = next(s for s in results["submissions"] if s["student"] == "solution")
     apply_rope = solution["exercises"]["ex06_apply_rope"]
-    assert apply_rope["passed"] == apply_rope["cases"] == 6
+    assert apply_rope["passed"] == apply_rope["cases"] >= 3
+    assert apply_rope["outcome"] == "RIGHT" and apply_rope["judged_after_cell"] is not None
 
 
 def test_progress_lines_when_not_a_terminal(hostile):
     lines = [ln for ln in hostile["stderr"].splitlines() if ln.startswith("[")]
     assert len(lines) == len(hostile["expect"])
-    assert any("solution: 15/15" in ln for ln in lines)
+    assert any(ln.startswith("[") and f"] solution: {hostile_build.FULL}/" in ln for ln in lines)
 
 
 @needs_sandbox
 def test_sandbox_blocks_reads_writes_and_network(hostile):
-    # The escape submission keeps dot_2_3 right only if every escape attempt failed, and
-    # dot_9_10 right only if its own scratch folder was writable.
+    # The escape submission keeps rotated_d4 right only if every escape attempt failed, and
+    # rotate_pair right only if its own scratch folder was writable.
     row = hostile["rows"]["escape"]
-    assert row["ex06_dot_2_3"] == "1", row
-    assert row["ex06_dot_9_10"] == "1", row
-    assert row["total"] == "15"
+    assert float(row["ex06_rotated_d4"]) == hostile_build.POINTS["ex06_rotated_d4"], row
+    assert float(row["ex06_rotate_pair"]) == hostile_build.POINTS["ex06_rotate_pair"], row
+    assert float(row["total"]) == hostile_build.FULL
     assert not hostile["outside"].exists()
     assert hostile["connections"] == []
 
@@ -195,7 +206,9 @@ def test_rerun_skips_graded_and_regrade_reproduces_with_the_seed(small, tmp_path
     first = grade(small, "--out", out, "--notebook", "06", "--seed", "7")
     assert first.returncode == 0, first.stderr
     before = _records(out)
-    assert {r["total"] for r in before.values()} == {15, 10, 0}
+    totals = {s: r["total"] for s, r in before.items()}
+    assert totals["solution"] == hostile_build.FULL and totals["untouched"] == 0
+    assert 0 < totals["wrong_shape"] < hostile_build.FULL
 
     again = grade(small, "--out", out, "--notebook", "06")
     assert again.returncode == 0
@@ -214,7 +227,7 @@ def test_rerun_skips_graded_and_regrade_reproduces_with_the_seed(small, tmp_path
     wrong_other = _records(tmp_path / "other")["wrong_shape"]["exercises"]["ex06_pair_frequencies"]
     wrong_before = before["wrong_shape"]["exercises"]["ex06_pair_frequencies"]
     assert wrong_other["points"] == wrong_before["points"] == 0
-    assert wrong_other["counterexample"] != wrong_before["counterexample"]  # other inputs
+    assert wrong_other["message"] != wrong_before["message"]  # other inputs
 
 
 def test_a_changed_file_is_regraded(small, tmp_path):
@@ -227,7 +240,7 @@ def test_a_changed_file_is_regraded(small, tmp_path):
     (subs / "untouched.ipynb").write_bytes((small / "solution.ipynb").read_bytes())
     again = grade(subs, "--out", out, "--notebook", "06")
     assert again.stderr.count("already graded") == 2
-    assert rows(out)["untouched"]["total"] == "15"
+    assert rows(out)["untouched"]["total"] == str(hostile_build.FULL)
 
 
 def test_a_run_killed_half_way_loses_nothing(small, tmp_path):
@@ -249,13 +262,13 @@ def test_a_run_killed_half_way_loses_nothing(small, tmp_path):
     assert 2 <= len(done_before) < 6
     # A record cut short (as by a crash mid-write without atomic writes) is graded again.
     victim = sorted(done_before)[0]
-    (out / "records" / f"{victim}.json").write_text('{"version": 1, "stud')
+    (out / "records" / f"{victim}.json").write_text('{"version": 2, "stud')
     rerun = grade(subs, "--out", out, "--notebook", "06", "--jobs", "2")
     assert rerun.returncode == 0, rerun.stderr
     assert rerun.stderr.count("already graded") == len(done_before) - 1
     final = rows(out)
     assert sorted(final) == [f"s{i}" for i in range(6)]
-    assert all(r["total"] == "15" for r in final.values())
+    assert all(r["total"] == str(hostile_build.FULL) for r in final.values())
     after = _records(out)
     for student, rec in done_before.items():
         if student != victim:
@@ -263,10 +276,10 @@ def test_a_run_killed_half_way_loses_nothing(small, tmp_path):
 
 
 @needs_sandbox
-def test_course_cells_that_need_the_lessons_package_do_not_blame_the_student(tmp_path):
-    """Notebooks 07-09 use the lessons package, which graded code cannot import: a solved
-    notebook still reads "ok"; the untouched one says no exercise was answered and counts
-    the course's own cells that failed, without listing them as the student's errors."""
+def test_course_cells_run_and_never_blame_the_student(tmp_path):
+    """The graded kernel imports the course (minus what answers the exercises): a solved 07
+    gets full marks with grading "ok" and no cell errors; in the untouched one the course's
+    own cells that fail (they call the learner's stubs) are not listed as the student's."""
     subs = tmp_path / "subs"
     for who, folder in (("solved", "solutions"), ("untouched", "notebooks")):
         (subs / who).mkdir(parents=True)
@@ -276,9 +289,10 @@ def test_course_cells_that_need_the_lessons_package_do_not_blame_the_student(tmp
     done = grade(subs, "--out", out, "--notebook", "07")
     assert done.returncode == 0, done.stderr
     table = rows(out)
-    assert table["solved"]["total"] == table["solved"]["max"] == "3"
-    assert table["solved"]["status"] == "ok"
-    untouched = table["untouched"]["status"]
-    assert untouched.startswith("no exercise answered")
-    assert "of the course's own cells failed" in untouched
-    assert "errors in cell" not in untouched
+    solved = json.loads((out / "records" / "solved.json").read_text())
+    assert all(e["points"] in (e["max"], None) for e in solved["exercises"].values()), solved["exercises"]
+    assert table["solved"]["grading"] == "ok" and solved["cell_errors"] == {}
+    assert table["untouched"]["result"] == "nothing answered"
+    assert "errors in cell" not in table["untouched"]["result"]
+    feedback = (out / "feedback" / "untouched.md").read_text()
+    assert "course" not in feedback and "errors in cell" not in feedback

@@ -9,17 +9,18 @@ import nbformat
 import pytest
 
 from lessons.exercises import get
-from lessons.grade.core import (
-    NotANotebook,
-    atomic_write,
+from lessons.grade.discovery import (
+    NothingToGrade,
     discover,
-    draw_questions,
-    load_cells,
     notebook_from_ids,
-    score,
+    parse_shard,
+    shard_of,
     student_id,
 )
-from lessons.grade.probe import PRELUDE, Question, ReplyError, parse_reply, probe_source
+from lessons.grade.loading import NotANotebook, load_cells
+from lessons.grade.probe import Forged, NoReply, Question, ReplyError, parse_reply, prelude, probe_source
+from lessons.grade.records import atomic_write
+from lessons.grade.scoring import draw, draw_questions, score
 
 
 def test_student_ids_from_names():
@@ -78,51 +79,78 @@ def _reply(gid, results):
 
 def test_parse_reply_accepts_plain_data_only():
     q = _q("ex06_rotate_pair")
-    good = [{"shape": [2], "values": [0.5, 1.5]} for _ in q.expected]
-    parsed = parse_reply(_reply("ex06_rotate_pair", good), q)
-    assert parsed[0] == {"shape": [2], "values": [0.5, 1.5]}
+    good = [[0.5, 1.5] for _ in q.cases]
+    assert parse_reply(_reply("ex06_rotate_pair", good), q)[0] == [0.5, 1.5]
+    tagged = [{"error": "TypeError: x"}] + [{"complex": [2], "max_imag": 0.64}] * (len(q.cases) - 1)
+    assert parse_reply(_reply("ex06_rotate_pair", tagged), q)[1] == {"complex": [2], "max_imag": 0.64}
+    assert parse_reply(_reply("ex06_rotate_pair", [{"missing": True}]), q) == {"missing": True}
     bad_values = [
-        [{"shape": [2], "values": ["0.5", 1.5]}] * len(q.expected),   # a string number
-        [{"shape": [2], "values": [True, 1.5]}] * len(q.expected),    # a bool
-        [{"shape": [2], "values": [0.5]}] * len(q.expected),          # too few for the shape
-        [{"shape": [3], "values": [0.5, 1, 2]}] * len(q.expected),    # values for a shape not asked
-        [{"shape": [2], "values": [0.5, 1.5], "points": 2}] * len(q.expected),  # extra field
-        [{"shape": [2], "values": [0.5, 1.5]}],                      # too few results
+        [["0.5", 1.5]] * len(q.cases),                              # a string number
+        [{"points": 2}] * len(q.cases),                              # not a tag
+        [{"error": "x", "points": 2}] * len(q.cases),                # a tag with an extra field
+        [[0.5, 1.5]],                                                # too few results
     ]
     for results in bad_values:
         with pytest.raises(ReplyError):
             parse_reply(_reply("ex06_rotate_pair", results), q)
-    with pytest.raises(ReplyError, match="forged"):
+    with pytest.raises(Forged):
         parse_reply(_reply("ex06_rotate_pair", good) * 2, q)
-    with pytest.raises(ReplyError, match="no reply"):
+    with pytest.raises(NoReply):
         parse_reply(["PASS", "not json"], q)
 
 
-def test_score_compares_with_the_graders_own_values():
-    q = _q("ex06_rotate_pair")
-    right = [{"shape": [2], "values": e} for e in q.expected]
-    assert score(q, right)["points"] == 2
-    wrong = [dict(r, values=[v + 0.01 for v in r["values"]]) for r in right]
-    out = score(q, wrong)
-    assert out["points"] == 0 and out["result"].startswith("fails: element")
-    assert any(line.startswith("input:    rotate_pair(") for line in out["counterexample"])
-    assert score(q, [{"missing": True}] * len(q.expected))["result"] == "not answered"
-    assert score(q, "rotate_pair did not return within 3 s")["points"] == 0
-    value = _q("ex06_dot_2_3")
-    assert score(value, [{"shape": [], "values": 0.5403023058681398}])["points"] == 1
-    assert score(value, [{"shape": [2]}])["result"].startswith("fails: shape (2,) given")
+def test_score_uses_the_one_judge():
+    drawn = draw("06", 0)
+    q = next(q for q in drawn.questions if q.exercise.grade_id == "ex06_rotate_pair")
+    right = drawn.expected["ex06_rotate_pair"]
+    assert score(q, right, drawn)["points"] == get("ex06_rotate_pair").points
+    wrong = [[v + 0.01 for v in r] for r in right]
+    out = score(q, wrong, drawn)
+    assert out["points"] == 0 and out["outcome"] == "WRONG_VALUE"
+    assert "tried:    rotate_pair(" in out["message"]
+    assert score(q, {"missing": True}, drawn)["outcome"] == "MISSING"
+    complex_answer = [{"complex": [2], "max_imag": 0.64}] * len(right)
+    assert score(q, complex_answer, drawn)["outcome"] == "NOT_REAL"
 
 
-def test_probe_source_embeds_cases_and_runs_against_a_namespace(capsys):
+def test_probe_runs_against_a_namespace_as_the_kernel_does(capsys):
     q = _q("ex06_pair_frequencies")
     ns: dict = {}
-    exec("import numpy as np\n" + PRELUDE, ns)  # noqa: S102 - the grader's own probe code
+    exec("import numpy as np\n" + prelude(), ns)  # noqa: S102 - the grader's own probe code
     exec("def pair_frequencies(d, base=10000.0):\n    return base ** (-np.arange(0, d, 2) / d)\n", ns)  # noqa: S102
-    exec(probe_source([q], "NONCE:"), ns)  # noqa: S102
+    exec(probe_source(q, "NONCE:"), ns)  # noqa: S102
     line = capsys.readouterr().out.strip()
     assert line.startswith("NONCE:")
-    parsed = parse_reply([line[len("NONCE:"):]], q)
-    assert score(q, parsed)["points"] == get("ex06_pair_frequencies").points
+    outputs = parse_reply([line[len("NONCE:"):]], q)
+    assert score(q, outputs)["points"] == get("ex06_pair_frequencies").points
+    # a renamed parameter: the judge says to keep the names
+    renamed = ("def pair_frequencies(width, base=10000.0):\n"
+               "    return base ** (-np.arange(0, width, 2) / width)\n")
+    exec(renamed, ns)  # noqa: S102
+    exec(probe_source(q, "NONCE:"), ns)  # noqa: S102
+    line = capsys.readouterr().out.strip()
+    out = score(q, parse_reply([line[len("NONCE:"):]], q))
+    assert out["outcome"] == "SIGNATURE" and "keep the parameter names" in out["message"]
+
+
+def test_shards_are_stable_and_cover_everyone():
+    assert parse_shard("0/3") == (0, 3) and parse_shard("2/3") == (2, 3)
+    for bad in ("3/3", "1", "-1/2", "a/b", "0/0"):
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(bad)
+    students = [f"s{i}" for i in range(200)]
+    shards = [shard_of(s, 3) for s in students]
+    assert set(shards) == {0, 1, 2} and min(shards.count(k) for k in range(3)) > 40
+    assert [shard_of(s, 3) for s in students[:50]] == shards[:50]  # adding students moves no one
+
+
+def test_an_empty_or_wrong_folder_says_what_it_found(tmp_path):
+    with pytest.raises(NothingToGrade, match="it is empty"):
+        discover([tmp_path])
+    (tmp_path / "alice.pdf").write_text("x")
+    (tmp_path / "bob.py").write_text("x")
+    with pytest.raises(NothingToGrade, match=r"2 files \(1 \.p.*06_exercises"):
+        discover([tmp_path])
 
 
 def test_atomic_write_replaces_whole_files(tmp_path):
@@ -133,9 +161,9 @@ def test_atomic_write_replaces_whole_files(tmp_path):
     assert [p.name for p in target.parent.iterdir()] == ["gradebook.csv"]  # no temp file left
 
 
-def test_question_for_value_exercise_has_one_expected():
-    q = _q("ex06_layout_bug")
-    assert isinstance(q, Question) and q.cases is None and len(q.expected) == 1
+def test_question_for_value_exercise_has_no_cases():
+    q = _q("ex06_rotated_d4")
+    assert isinstance(q, Question) and q.cases is None and q.n == 1
 
 
 class _Tty:
@@ -153,16 +181,17 @@ class _Tty:
 
 
 def test_progress_bar_on_a_terminal_and_lines_otherwise():
-    from lessons.grade.core import Progress
+    from lessons.grade.progress import Progress
 
-    record = {"student": "alice", "total": 15, "max": 15, "status": "ok"}
+    record = {"student": "alice", "total": 15, "max": 15, "grading": "ok"}
     bar = _Tty(True)
     p = Progress(2, bar)
     p.update(record)
-    p.update(dict(record, student="bob", total=3, status="cell 4 timed out after 10 s"))
+    p.update(dict(record, student="bob", total=3, grading="incomplete: cell 4 timed out after 10 s"))
     assert bar.text.count("\r[") == 2 and "[" + "#" * 30 + "] 2/2" in bar.text and bar.text.endswith("\n")
     lines = _Tty(False)
     p = Progress(2, lines)
     p.update(record)
-    p.update(dict(record, student="bob", total=3, status="cell 4 timed out after 10 s"))
-    assert lines.text.splitlines() == ["[1/2] alice: 15/15", "[2/2] bob: 3/15 (cell 4 timed out after 10 s)"]
+    p.update(dict(record, student="bob", total=3, grading="incomplete: cell 4 timed out after 10 s"))
+    assert lines.text.splitlines() == ["[1/2] alice: 15/15",
+                                       "[2/2] bob: 3/15 (incomplete: cell 4 timed out after 10 s)"]

@@ -73,8 +73,8 @@ def summarise(exercises: dict, events: list[str], own_errors: list[str]) -> tupl
     answered = [e for e in exercises.values() if e["outcome"] != "MISSING"]
     if exercises and not answered:
         parts = ["nothing answered"]
-    elif exercises and total == maximum:
-        parts = ["full marks"]
+    elif exercises and all(e["points"] is None or e["points"] == e["max"] for e in exercises.values()):
+        parts = ["full marks so far" if pending else "full marks"]
     else:
         head = f"{num(total)} of {num(maximum)}"
         detail = []
@@ -104,7 +104,11 @@ def build_record(*, student: str, file: str, sha: str, notebook: str | None, see
     if grading_problems and (not exercises or len(unanswered) == len(exercises)) and not notes:
         grading = "not graded: " + "; ".join(grading_problems)
     elif grading_problems or unanswered:
-        why = grading_problems or [f"{_labels(unanswered)} could not be graded"]
+        by_reason: dict[str, list[str]] = {}
+        for e in exercises.values():
+            if e["outcome"] in NOT_GRADED:
+                by_reason.setdefault(e.get("not_graded", "not graded"), []).append(e["column"])
+        why = grading_problems + [f"{_labels(cols)}: {reason}" for reason, cols in by_reason.items()]
         grading = "incomplete: " + "; ".join(why)
     else:
         grading = "ok"

@@ -106,7 +106,8 @@ def unanswered(ex: Exercise, u: Unanswered) -> dict:
     out = _base(ex)
     words = NOT_GRADED_WORDS[u.why].format(detail=u.detail)
     out.update({"points": 0, "outcome": u.why.name, "cases": 0, "passed": 0,
-                "message": f"{ex.title}: {words}", "hint": None})
+                "message": f"{ex.title}: {words}", "hint": None,
+                "not_graded": words.removeprefix("not graded: ")})
     return out
 
 

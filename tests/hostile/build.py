@@ -18,14 +18,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "06_exercises.ipynb"
 STUDENT = ROOT / "notebooks" / "06_exercises.ipynb"
 
-FULL = 15
-POINTS = {"ex06_dot_2_3": 1, "ex06_dot_9_10": 1, "ex06_angles_d4": 1, "ex06_length_d4": 1,
-          "ex06_rotate_pair": 2, "ex06_pair_frequencies": 2, "ex06_apply_rope": 3,
-          "ex06_cache_bug": 2, "ex06_layout_bug": 2}
+
+def _points() -> dict[str, float]:
+    from lessons.exercises import all_exercises
+
+    return {e.grade_id: e.points for e in all_exercises("06") if e.kind != "written"}
+
+
+POINTS = _points()  # the automatically graded exercises of 06
+FULL = sum(POINTS.values())
 
 
 KINDS = ("solution", "untouched", "not_json", "not_notebook", "binary", "old_format",
-         "retagged_deleted", "reordered", "duplicated", "infinite_loop", "stubborn_loop",
+         "retagged_deleted", "reordered", "duplicated", "late_copy", "infinite_loop", "stubborn_loop",
          "memory_bomb", "sys_exit", "os_exit", "killed_kernel", "monkeypatched", "forged_output",
          "nonce_thief", "huge_output", "hanging_function", "wrong_shape", "empty", "escape")
 
@@ -80,33 +85,51 @@ def _connect():
     s.sendall(b"escaped")
 _try("connect", _connect)
 def _import_keys():
-    import importlib, sys
+    import sys
     sys.path.insert(0, REPO)
-    import lessons.rope
-    lessons.rope.apply_rope
+    for name in [m for m in sys.modules if m.startswith("lessons")]:
+        del sys.modules[name]
+    import lessons.exercises.nb06  # the answer keys: absent from the course the kernel sees
 _try("import the answer keys", _import_keys)
+def _call_hidden():
+    import numpy as np
+    import lessons.rope
+    lessons.rope.apply_rope(np.ones((1, 1, 1, 2)), np.ones((1, 1, 1, 2)), [1])
+_try("call a hidden course function", _call_hidden)
 escaped = [name for name, how in attempts.items() if how == "succeeded"]
 print("escapes:", escaped)
-# Honest only if every attempt failed: then dot_2_3 stays right.
+# Honest only if every attempt failed: then rotated_d4 stays right.
 if escaped:
-    dot_2_3 = 0.0
-# The scratch folder is writable (a positive control): otherwise spoil dot_9_10.
+    rotated_d4 = 0.0
+# The scratch folder is writable (a positive control): otherwise spoil rotate_pair.
 try:
     with open(os.path.join(os.environ["HOME"], "note.txt"), "w") as fh:
         fh.write("scratch works")
     with open(os.path.join(os.environ["TMPDIR"], "note.txt"), "w") as fh:
         fh.write("tmp works")
 except Exception:
-    dot_9_10 = 0.0
+    rotate_pair = None
 '''
 
 
+def _no_checks(nb):
+    """Without its check cells: every exercise is then judged at the end of the notebook."""
+    nb.cells = [c for c in nb.cells if "check(" not in c.source or c.cell_type != "code"]
+    return nb
+
+
 def build(folder: Path, escape: dict | None = None) -> dict:
-    """Write the hostile submissions into ``folder``; return the expected rows."""
+    """Write the hostile submissions into ``folder``; return the expected rows.
+
+    Each exercise is judged right after its check cell ran (as the learner's ``check`` and
+    nbgrader judge it), or at the end of the notebook when no check cell for it ran; the
+    expectations below follow that rule.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     expect: dict = {}
+    rp, pf = POINTS["ex06_rotate_pair"], POINTS["ex06_pair_frequencies"]
 
-    def write(name: str, nb, total: int, words=(), points=None):
+    def write(name: str, nb, total, words=(), points=None):
         nbformat.write(nb, folder / f"{name}.ipynb")
         expect[name] = (total, points or {}, tuple(words))
 
@@ -126,13 +149,15 @@ def build(folder: Path, escape: dict | None = None) -> dict:
         v3.new_code_cell(input="def rotate_pair(pair, angle):\n"
                                "    c, s = np.cos(angle), np.sin(angle)\n"
                                "    return np.array([c * pair[0] - s * pair[1], s * pair[0] + c * pair[1]])"),
-        v3.new_code_cell(input="dot_2_3 = float(np.cos(1.0))"),
+        v3.new_code_cell(input="def pair_frequencies(d, base=10000.0):\n"
+                               "    return base ** (-np.arange(0, d, 2) / d)"),
     ])])
     (folder / "old_format.ipynb").write_text(v3.writes_json(old), encoding="utf-8")
-    expect["old_format"] = (3, {"ex06_rotate_pair": 2, "ex06_dot_2_3": 1}, ("old notebook format (v3)",))
+    expect["old_format"] = (rp + pf, {"ex06_rotate_pair": rp, "ex06_pair_frequencies": pf},
+                            ("old notebook format (v3)",))
 
-    nb = solution()
-    nb.cells = [c for c in nb.cells if c.cell_type == "code" and "check(" not in c.source]
+    nb = _no_checks(solution())
+    nb.cells = [c for c in nb.cells if c.cell_type == "code"]
     for c in nb.cells:
         c.metadata = {"nbgrader": {"grade_id": "something_else", "solution": False, "grade": True,
                                    "locked": True, "points": 99, "schema_version": 3}, "tags": ["skip"]}
@@ -141,13 +166,18 @@ def build(folder: Path, escape: dict | None = None) -> dict:
     nb = solution()
     a, b = _index(nb, "def apply_rope"), _index(nb, "def pair_frequencies")
     nb.cells[a], nb.cells[b] = nb.cells[b], nb.cells[a]  # defined in another order: still fine
-    nb.cells.insert(0, nb.cells.pop(_index(nb, 'check("ex06_layout_bug"')))  # a check before anything
+    nb.cells.insert(0, nb.cells.pop(_index(nb, 'check("ex06_rotated_d4"')))  # a check before anything
     write("reordered", nb, FULL)
 
-    nb = solution()
-    nb.cells.append(v4.new_code_cell(WRONG_ROTATE))  # a later wrong copy: the last one wins
-    nb.cells.insert(1, v4.new_code_cell("dot_2_3 = 99.0"))  # an early wrong copy: overwritten later
-    write("duplicated", nb, FULL - 2, (), {"ex06_rotate_pair": 0, "ex06_dot_2_3": 1})
+    nb = solution()  # a wrong copy before the check: the last definition the check saw counts
+    nb.cells.insert(_index(nb, 'check("ex06_rotate_pair"'), v4.new_code_cell(WRONG_ROTATE))
+    nb.cells.insert(1, v4.new_code_cell("rotated_d4 = 99.0"))  # an early wrong copy: overwritten later
+    write("duplicated", nb, FULL - rp, (),
+          {"ex06_rotate_pair": 0, "ex06_rotated_d4": POINTS["ex06_rotated_d4"]})
+
+    nb = solution()  # a wrong copy after the check passed: judged where the check stood
+    nb.cells.append(v4.new_code_cell(WRONG_ROTATE))
+    write("late_copy", nb, FULL, (), {"ex06_rotate_pair": rp})
 
     write("infinite_loop", _insert_after(solution(), "def rotate_pair", "while True:\n    pass"),
           FULL, ("timed out",))
@@ -166,36 +196,38 @@ def build(folder: Path, escape: dict | None = None) -> dict:
                                          "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"),
           FULL, ("killed",))
 
-    nb = _insert_after(solution(), "def apply_rope", "def apply_rope(q, k, positions, base=10000.0):\n"
-                                                      "    return q, k")
+    # Patches of numpy, json and builtins before the probes (no check cells: all judged at the
+    # end) cannot make the wrong rotate_pair right, nor the right answers wrong.
+    nb = _no_checks(solution())
+    nb.cells.append(v4.new_code_cell(WRONG_ROTATE))
     nb.cells.append(v4.new_code_cell(
         "import builtins, json\n"
         "np.allclose = lambda *a, **k: True\n"
         "np.isclose = lambda *a, **k: True\n"
+        "np.asarray = lambda *a, **k: 0.0\n"
         "np.testing.assert_allclose = lambda *a, **k: None\n"
-        "json.dumps = lambda *a, **k: '{\"id\": \"ex06_apply_rope\", \"results\": []}'\n"
+        "json.dumps = lambda *a, **k: '{\"id\": \"ex06_rotate_pair\", \"results\": []}'\n"
         "json.loads = lambda *a, **k: {}\n"
-        "builtins.print = lambda *a, **k: None\n"
-        "builtins.float = lambda *a, **k: 0.0\n"))
-    write("monkeypatched", nb, FULL - 3, (), {"ex06_apply_rope": 0, "ex06_rotate_pair": 2})
+        "builtins.print = lambda *a, **k: None\n"))
+    write("monkeypatched", nb, None, (), {"ex06_rotate_pair": 0, "ex06_pair_frequencies": pf})
 
     nb = nbformat.read(STUDENT, as_version=4)
-    forged = {"id": "ex06_rotate_pair", "results": [{"shape": [2], "values": [0.0, 1.0]}]}
+    forged = {"id": "ex06_rotate_pair", "results": [[0.0, 1.0]]}
     nb.cells.append(v4.new_code_cell(
         "print('PASS: all tests passed, 15/15')\n"
         f"print('L13-00000000000000000000000000000000:' + {json.dumps(json.dumps(forged))})\n"
         f"print({json.dumps(json.dumps(forged))})\n"
-        "dot_2_3 = 'PASS'\n"))
+        "rotated_d4 = 'PASS'\n"))
     write("forged_output", nb, 0)
 
-    nb = solution()
-    nb.cells.append(v4.new_code_cell(
+    nb = solution()  # a hook that prints a forged reply in every probe cell: nothing is read
+    nb.cells.insert(1, v4.new_code_cell(
         "import re\n"
         "def _steal(info):\n"
         "    m = re.search(r\"'(L13-[0-9a-f]+:)'\", info.raw_cell or '')\n"
         "    if m:\n"
         "        for gid in re.findall(r\"__l13_probe\\('(ex06_\\w+)'\", info.raw_cell):\n"
-        "            reply = '{\"id\": \"' + gid + '\", \"results\": [{\"shape\": [], \"values\": [0.5]}]}'\n"
+        "            reply = '{\"id\": \"' + gid + '\", \"results\": [0.5]}'\n"
         "            print(m.group(1) + reply)\n"
         "get_ipython().events.register('pre_run_cell', _steal)\n"))
     write("nonce_thief", nb, 0, ("forged",))
@@ -205,18 +237,19 @@ def build(folder: Path, escape: dict | None = None) -> dict:
 
     nb = _replace(solution(), "def rotate_pair", "    c, s = np.cos(angle), np.sin(angle)\n",
                   "    while True:\n        pass\n")
-    write("hanging_function", nb, FULL - 2, ("did not return",), {"ex06_rotate_pair": 0})
+    write("hanging_function", nb, FULL - rp, ("did not return",), {"ex06_rotate_pair": 0})
 
     nb = _replace(solution(), "def pair_frequencies", "return base ** (-np.arange(0, d, 2) / d)",
                   "return base ** (-np.arange(0, d) / d)")
-    # apply_rope calls the wrong pair_frequencies: it fails too, honestly.
-    write("wrong_shape", nb, FULL - 5, (), {"ex06_pair_frequencies": 0, "ex06_apply_rope": 0})
+    # apply_rope calls the wrong pair_frequencies: it fails too, honestly (and what uses it).
+    write("wrong_shape", nb, None, (), {"ex06_pair_frequencies": 0, "ex06_apply_rope": 0,
+                                        "ex06_rotate_pair": rp, "ex06_score": POINTS["ex06_score"]})
 
     write("empty", v4.new_notebook(), 0)
 
     if escape is not None:
-        nb = solution()
+        nb = _no_checks(solution())
         prelude = "".join(f"{k} = {v!r}\n" for k, v in escape.items())
         nb.cells.append(v4.new_code_cell(prelude + ESCAPE))
-        write("escape", nb, FULL, (), {"ex06_dot_2_3": 1, "ex06_dot_9_10": 1})
+        write("escape", nb, FULL, (), {"ex06_rotated_d4": POINTS["ex06_rotated_d4"], "ex06_rotate_pair": rp})
     return expect
