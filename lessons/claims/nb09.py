@@ -188,3 +188,87 @@ def unseen_llama3():
 def computable_far():
     q, k = seeded_qk()
     return rotary_score(q, k, 1_000_000, 1_000_002)
+
+
+# ---- which scalings change short distances -------------------------------------------------
+
+def short_distance_change(inv_freq, factor=1.0, distances=range(17)) -> float:
+    """Largest change of the seeded 07 score (q at 0, k at distance n) against the default frequencies."""
+    q, k = seeded_qk()
+    distances = np.asarray(list(distances), dtype=np.float64)
+    keys = np.tile(k, (len(distances), 1))
+
+    def scores(inv, f):   # q at position 0 is not turned
+        return f * f * (rope_rotate(keys, distances, inv_freq=inv) @ q)
+
+    return float(np.max(np.abs(scores(inv_freq, factor) - scores(pair_frequencies(D, BASE), 1.0))))
+
+
+@claim("09.short.changes", "d 64, s 4, distances 0-16: largest score change for linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("11.4", "2.99", "0.39", "2.40", "0.27"))
+def short_changes():
+    f = scaled_frequencies()
+    inv, factor = yarn_frequencies(D, FACTOR, TRAINED)
+    return [
+        short_distance_change(f["linear"]),
+        short_distance_change(f["NTK-aware"]),
+        short_distance_change(inv),
+        short_distance_change(inv, factor),
+        short_distance_change(f["Llama 3"]),
+    ]
+
+
+@claim("09.short.dynamic", "Dynamic NTK: the same change with the sequence at 2048 tokens, then at 8192", ("0", "5.92"), tolerance=0.005)
+def short_dynamic():
+    return [
+        short_distance_change(dynamic_ntk_frequencies(D, FACTOR, TRAINED, TRAINED)),
+        short_distance_change(scaled_frequencies()["dynamic NTK"]),
+    ]
+
+
+@claim("09.ntk.unseen_pairs", "NTK-aware s = 4: the pairs still past their trained range, first and last", ("21", "30"), tolerance=0)
+def ntk_unseen_pairs():
+    f = scaled_frequencies()
+    mask = unseen_angle_pairs(f["none"], TRAINED, f["NTK-aware"], EXTENDED)
+    pairs = np.flatnonzero(mask)
+    assert np.array_equal(pairs, np.arange(pairs[0], pairs[-1] + 1))
+    return pairs[0], pairs[-1]
+
+
+@claim("09.yarn.corr", "YaRN, d 64, L 2048: corr(32) and corr(1), before floor and ceil", ("8.06", "20.11"))
+def yarn_corr():
+    from ..scaling import yarn_correction_dim
+
+    return yarn_correction_dim(32, D, BASE, TRAINED), yarn_correction_dim(1, D, BASE, TRAINED)
+
+
+# ---- LongRoPE ------------------------------------------------------------------------------
+
+@claim("09.longrope.attention_factor", "LongRoPE, s = 4, L = 2048: attention factor sqrt(1 + ln s / ln L)", "1.0871")
+def longrope_attention_factor():
+    from ..scaling import longrope_frequencies
+
+    ones = np.ones(D // 2)
+    return longrope_frequencies(D, ones, ones, EXTENDED, TRAINED, factor=FACTOR)[1]
+
+
+@claim("09.longrope.special_cases", "LongRoPE with every factor s, or with NTK-aware's per-pair factors, gives linear and NTK-aware: difference: below 1e-12", True)
+@below(1e-12)
+def longrope_special_cases():
+    from ..scaling import longrope_frequencies
+
+    f = scaled_frequencies()
+    ones = np.ones(D // 2)
+    as_linear, _ = longrope_frequencies(D, ones, np.full(D // 2, float(FACTOR)), EXTENDED, TRAINED, factor=FACTOR)
+    as_ntk, _ = longrope_frequencies(D, ones, f["none"] / f["NTK-aware"], EXTENDED, TRAINED, factor=FACTOR)
+    return max(np.max(np.abs(as_linear - f["linear"])), np.max(np.abs(as_ntk - f["NTK-aware"])))
+
+
+@claim("09.longrope.short_prompt", "LongRoPE at 2048 tokens or fewer uses its short factors (all 1 here): change from the default: below 1e-12", True)
+@below(1e-12)
+def longrope_short_prompt():
+    from ..scaling import longrope_frequencies
+
+    f = scaled_frequencies()
+    ones = np.ones(D // 2)
+    short, _ = longrope_frequencies(D, ones, f["none"] / f["NTK-aware"], TRAINED, TRAINED, factor=FACTOR)
+    return float(np.max(np.abs(short - f["none"])))
