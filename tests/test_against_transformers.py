@@ -38,6 +38,7 @@ from transformers.models.gpt_neox import modeling_gpt_neox  # noqa: E402
 from transformers.models.llama import modeling_llama  # noqa: E402
 
 from lessons.frequencies import angle_table, pair_frequencies  # noqa: E402
+from lessons.kv_cache import positions_from_attention_mask  # noqa: E402
 from lessons.rope import apply_rope, interleaved_to_split_half_permutation  # noqa: E402
 from lessons.scaling import (  # noqa: E402
     dynamic_ntk_frequencies,
@@ -192,6 +193,28 @@ def test_llama_float32_inputs_stay_float32_and_agree():
     assert ref_q.dtype == torch.float32 and ours_q.dtype == np.float32
     half_tol = table_tolerance(angle_table(POSITIONS, pair_frequencies(64)), r) + 2 * U32
     assert_within(ours_q.astype(np.float64), f64(ref_q), rotation_tolerance(q, half_tol, "split_half"))
+
+
+def test_llama_left_padded_batch_with_generate_position_ids():
+    """position_ids [B, T] as generate() builds them from a left-padded attention mask, fed to
+    LlamaRotaryEmbedding; the package takes the same [B, T] positions in one call."""
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 1, 1]])
+    position_ids = mask.long().cumsum(-1) - 1  # generate(): transformers' own two lines
+    position_ids.masked_fill_(mask == 0, 1)
+    positions = positions_from_attention_mask(mask.numpy())
+    np.testing.assert_array_equal(positions, position_ids.numpy())
+
+    d = 64
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=(2, 3, 2, 7, d))  # [B, H, T, d] each
+    rope = modeling_llama.LlamaRotaryEmbedding(llama_config(d, {"rope_type": "default", "rope_theta": 1e4}))
+    r = inv_freq_rel_error(rope.inv_freq, pair_frequencies(d))
+    cos, sin = rope(torch.from_numpy(q), position_ids)  # [B, T, d]
+    ref_q, ref_k = modeling_llama.apply_rotary_pos_emb(torch.from_numpy(q), torch.from_numpy(k), cos, sin)
+    ours_q, ours_k = apply_rope(q, k, positions, layout="split_half")
+    half_tol = table_tolerance(positions[..., None] * pair_frequencies(d), r)[:, None]  # [B, 1, T, d/2]
+    assert_within(ours_q, f64(ref_q), rotation_tolerance(q, half_tol, "split_half"))
+    assert_within(ours_k, f64(ref_k), rotation_tolerance(k, half_tol, "split_half"))
 
 
 # =============================================================================================
