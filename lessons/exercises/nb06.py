@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..frequencies import pair_frequencies, pairs_under_one_turn
+from ..head import look_back_query, same_content_keys
 from ..rope import apply_rope, rope_rotate
 from ..rotation import rotate_2d
 from . import _rope_mutants as rm
@@ -232,7 +233,82 @@ def _(d, distance, base):
     return pairs_under_one_turn(distance, d, base)
 
 
-# ------------------------------------------------------------ Exercise 4: write the tests
+# ------------------------------------------------------------ Exercise 4: a head that looks back
+def _look_back_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"d": 4, "D": int(rng.integers(1, 4)), "base": 10000.0}]
+    for i in range(5):
+        base = 10000.0 if i < 3 else float(10 ** rng.uniform(2, 6))
+        cases.append({"d": int(2 * rng.integers(2, 65)), "D": int(rng.integers(0, 50)), "base": base})
+    return cases
+
+
+def _pair_where(index, case) -> str:
+    j = index[0]
+    return f"coordinate {j} (pair {j // 2}, {'cos' if j % 2 == 0 else 'sin'} part)"
+
+
+@function_exercise(
+    "ex06_look_back_query", title="Exercise 4a: a query that looks D tokens back", points=2,
+    name="look_back_query", cases=_look_back_cases, where=_pair_where,
+    practises="building a head by hand: every pair's peak at the same distance D back (notebook 05)",
+    mutants=(
+        Mutant("looks_ahead", "your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
+               "(the key sits before the query)", lambda d, D, base: look_back_query(int(d), -int(D), base)),
+        Mutant("no_frequency", "your angle is the same for every pair: pair i needs phi_i = -D omega_i, "
+               "its own frequency", lambda d, D, base: np.tile([np.cos(-D), np.sin(-D)], int(d) // 2)),
+        Mutant("cos_sin_swapped", "your pairs are (sin phi_i, cos phi_i): pair i is (cos phi_i, sin phi_i)",
+               lambda d, D, base: look_back_query(int(d), int(D), base).reshape(-1, 2)[:, ::-1].reshape(-1)),
+    ),
+)
+def _(d, D, base):
+    return look_back_query(int(d), int(D), base)
+
+
+def _look_back_weight(d, D, m, scale):
+    query = rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
+    keys = rope_rotate(same_content_keys(int(m) + 1, int(d)), np.arange(int(m) + 1))
+    scores = scale * (keys @ query)
+    weights = np.exp(scores - scores.max())
+    return float(weights[int(m) - int(D)] / weights.sum())
+
+
+def _weight_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"d": 8, "D": 1, "m": int(rng.integers(2, 6)), "scale": 1.0}]
+    for _ in range(5):
+        D = int(rng.integers(1, 6))
+        cases.append({"d": int(2 * rng.integers(4, 33)), "D": D, "m": int(rng.integers(D, 300)),
+                      "scale": float(rng.choice([0.5, 1.0, 2.0, 4.0]))})
+    return cases
+
+
+@function_exercise(
+    "ex06_look_back_weight", title="Exercise 4b: the attention weight D tokens back", points=2,
+    name="look_back_weight", cases=_weight_cases,
+    practises="the look-back head at work: softmax over rotated scores, and how scaling the query sharpens it",
+    mutants=(
+        Mutant("scores_not_weights", "your answer is the score, not the softmax weight: divide exp(score) "
+               "by the sum over every key", lambda d, D, m, scale: float(
+                   scale * rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
+                   @ rope_rotate(same_content_keys(1, int(d)), [int(m) - int(D)])[0])),
+        Mutant("no_scale", "your weight does not change with the scale: multiply the scores by the scale "
+               "before the softmax", lambda d, D, m, scale: _look_back_weight(d, D, m, 1.0)),
+        Mutant("key_at_m", "your weight is that of the key at the query's own position m: the key D "
+               "positions back sits at m - D", lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m))),
+    ),
+)
+def _(d, D, m, scale):
+    return _look_back_weight(d, D, m, scale)
+
+
+def _weight_on(d, D, m, scale, key):
+    query = rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
+    keys = rope_rotate(same_content_keys(int(m) + 1, int(d)), np.arange(int(m) + 1))
+    scores = scale * (keys @ query)
+    weights = np.exp(scores - scores.max())
+    return float(weights[key] / weights.sum())
+
+
+# ------------------------------------------------------------ Exercise 5: write the tests
 PUBLIC_MUTANTS = (
     Mutant("no_rotation", "a candidate that rotates nothing: compare its output with rotated values",
            rm.rope_no_rotation),
@@ -257,14 +333,14 @@ HIDDEN_MUTANTS = (
 )
 
 checker_exercise(
-    "ex06_check_rope", title="Exercise 4: write the tests", points=4, name="check_rope",
+    "ex06_check_rope", title="Exercise 5: write the tests", points=4, name="check_rope",
     correct=Mutant("correct", "the right implementation", rm.rope_correct),
     public_mutants=PUBLIC_MUTANTS, hidden_mutants=HIDDEN_MUTANTS,
     practises="writing the checks that catch silent RoPE bugs (graded by the hidden buggy implementations caught)",
 )
 
 written_question(
-    "ex06_shift_question", title="Exercise 4, question: what the shift check cannot see", points=1,
+    "ex06_shift_question", title="Exercise 5, question: what the shift check cannot see", points=1,
     prompt="A candidate that flips the sign of every angle, for q and k alike, passes the shift check "
            "(move every position by the same amount: the scores do not change). Why does it pass, "
            "and which check in your check_rope catches it?",
