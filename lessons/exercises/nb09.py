@@ -1,20 +1,30 @@
 """Exercises of notebook 09 (``solutions/09_longer_contexts.ipynb``).
 
-Expected answers come from :mod:`lessons.scaling`, never from the solution notebook.
+Expected answers come from :mod:`lessons.scaling`, never from the solution notebook. YaRN's
+cases always include three that need what the exercise text asks for: low below 0 (the clamp
+at 0), low == high (the +0.001), and a very long original length where high must be clamped
+at d - 1 (then low >= high, and the clamp decides whether the pairs are kept or divided), so
+an answer without them does not pass.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..frequencies import pair_frequencies
 from ..scaling import ntk_aware_frequencies, unseen_angle_pairs, yarn_frequencies
-from ._spec import function_exercise, value_exercise
+from ._spec import Mutant, function_exercise
 
 
 def _yarn_cases(rng: np.random.Generator) -> list[dict]:
-    cases = [{"d": 64, "factor": 4.0, "original_length": 2048}]
-    for _ in range(7):
+    cases = [
+        {"d": 8, "factor": float(rng.choice([2.0, 4.0])), "original_length": int(rng.integers(2, 7))},  # low == high
+        {"d": int(rng.choice([8, 16])), "factor": 4.0, "original_length": int(rng.integers(64, 190))},  # low < 0
+        {"d": 4, "factor": float(rng.choice([4.0, 8.0])), "original_length": 10**12},
+    ]
+    for _ in range(5):
         cases.append({
             "d": int(rng.choice([8, 16, 32, 64, 96, 128, 256])),
             "factor": float(rng.choice([2.0, 4.0, 8.0, 16.0, 32.0])),
@@ -23,23 +33,77 @@ def _yarn_cases(rng: np.random.Generator) -> list[dict]:
     return cases
 
 
+def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, reverse=False):
+    base = 10000.0
+    inv = pair_frequencies(d, base)
+
+    def corr(turns):
+        return d * math.log(original_length / (2 * math.pi * turns)) / (2 * math.log(base))
+
+    low, high = math.floor(corr(32)), math.ceil(corr(1))
+    if clamp:
+        low, high = max(low, 0), min(high, d - 1)
+    if epsilon and low == high:
+        high += 0.001
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+    if reverse:
+        ramp = 1 - ramp
+    return inv * (1 - ramp) + inv / factor * ramp
+
+
 @function_exercise(
-    "ex09_yarn_inv_freq",
-    title="Exercise 1: YaRN's frequencies",
-    points=3,
-    name="yarn_inv_freq",
-    cases=_yarn_cases,
+    "ex09_yarn_inv_freq", title="Exercise 1: YaRN's frequencies", points=3, name="yarn_inv_freq",
+    cases=_yarn_cases, where=lambda index, case: f"pair {index[0]}",
+    practises="YaRN's per-pair ramp between keeping and interpolating a frequency, with its clamps",
+    mutants=(
+        Mutant("no_clamps", "your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
+               "to at least 0 and high to at most d - 1", lambda d, factor, original_length: _yarn_unclamped(
+                   d, factor, original_length, clamp=False)),
+        Mutant("no_epsilon", "when low == high your ramp divides by zero: add 0.001 to high in that case",
+               lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, epsilon=False)),
+        Mutant("ramp_reversed", "your ramp divides the fast pairs: the pairs below low keep their "
+               "frequency and those above high are divided by the factor",
+               lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, reverse=True)),
+        Mutant("all_divided", "you divided every frequency by the factor (linear interpolation): YaRN "
+               "keeps the fast pairs", lambda d, factor, original_length: pair_frequencies(d) / factor),
+    ),
 )
 def _(d, factor, original_length):
     return yarn_frequencies(d, factor, original_length)[0]
 
 
-@value_exercise(
-    "ex09_unseen_ntk",
-    title="Exercise 2: pairs past their trained range under NTK-aware scaling",
-    points=1,
-    name="unseen_ntk_128",
+def _unseen_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"d": 16, "trained_length": 512, "length": 2048, "factor": 4.0}]
+    for _ in range(7):
+        trained = int(rng.choice([512, 1024, 2048, 4096, 8192]))
+        factor = float(rng.choice([2.0, 4.0, 8.0, 16.0]))
+        length = int(trained * factor * rng.choice([0.5, 1.0, 2.0]))
+        cases.append({"d": int(rng.choice([16, 32, 64, 96, 128, 256])), "trained_length": trained,
+                      "length": length, "factor": factor})
+    return cases
+
+
+def _unseen(d, trained_length, length, inv_freq):
+    return int(unseen_angle_pairs(pair_frequencies(d), trained_length, inv_freq, length).sum())
+
+
+@function_exercise(
+    "ex09_unseen_pairs", title="Exercise 2: pairs still past their trained range under NTK-aware scaling",
+    points=2, name="unseen_pairs", cases=_unseen_cases, tolerance=0.0,
+    practises="which pairs meet angles they never saw in training, after NTK-aware scaling",
+    mutants=(
+        Mutant("no_scaling", "your count is that of the unscaled frequencies: use the NTK-aware base "
+               "theta * s^(d/(d-2))", lambda d, trained_length, length, factor: _unseen(
+                   d, trained_length, length, pair_frequencies(d))),
+        Mutant("full_turn_ignored", "you counted pairs whose trained range already reached a full turn: "
+               "those have seen every angle", lambda d, trained_length, length, factor: int(np.sum(
+                   length * ntk_aware_frequencies(d, factor)
+                   > trained_length * pair_frequencies(d) * (1 + 1e-9)))),
+        Mutant("linear_base", "your NTK-aware base is theta * s: it is theta * s^(d/(d-2))",
+               lambda d, trained_length, length, factor: _unseen(
+                   d, trained_length, length, pair_frequencies(d, 10000.0 * factor))),
+    ),
 )
-def _():
-    inv = pair_frequencies(128)
-    return int(unseen_angle_pairs(inv, 4096, ntk_aware_frequencies(128, 4), 16384).sum())
+def _(d, trained_length, length, factor):
+    return _unseen(d, trained_length, length, ntk_aware_frequencies(d, factor))
