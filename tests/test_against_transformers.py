@@ -36,6 +36,7 @@ transformers = pytest.importorskip("transformers", minversion="5.0")
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
 from transformers.models.gpt_neox import modeling_gpt_neox  # noqa: E402
 from transformers.models.llama import modeling_llama  # noqa: E402
+from transformers.models.phi3 import modeling_phi3  # noqa: E402
 
 from lessons.frequencies import angle_table, pair_frequencies  # noqa: E402
 from lessons.kv_cache import positions_from_attention_mask  # noqa: E402
@@ -422,6 +423,33 @@ def test_longrope_frequencies_and_attention_factor(case):
         inv_freq_rel_error(inv_freq, ours, INV_RTOL + 2 * U32)
         assert our_factor == pytest.approx(attention_factor, rel=1e-15, abs=0)
         assert (seq_len or 0) <= L or np.allclose(ours, pair_frequencies(d, case["base"]) / long)
+
+
+def test_longrope_in_phi3_forward_switches_to_long_factors_beyond_the_original_length():
+    """Phi3RotaryEmbedding picks the long factors once max(position_ids) + 1 exceeds L, and
+    multiplies cos and sin by the attention factor (from M / L: Phi-3's configs give no factor)."""
+    d, L, M = 16, 64, 1024
+    short, long = longrope_factors(d, seed=7)
+    config = transformers.Phi3Config(
+        hidden_size=4 * d,
+        num_attention_heads=4,
+        max_position_embeddings=M,
+        original_max_position_embeddings=L,
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": 1e4,
+            "short_factor": [float(v) for v in short],
+            "long_factor": [float(v) for v in long],
+        },
+    )
+    rope = modeling_phi3.Phi3RotaryEmbedding(config)
+    x = torch.zeros(1, dtype=torch.float64)
+    for length in (L, L + 1, 10, 3 * L):
+        rope(x, torch.arange(length)[None])
+        ours, our_factor = longrope_frequencies(d, short, long, length, L, max_position_embeddings=M)
+        inv_freq_rel_error(rope.inv_freq, ours, INV_RTOL + 2 * U32)
+        assert rope.attention_scaling == pytest.approx(our_factor, rel=1e-15, abs=0)
+    assert our_factor == pytest.approx(np.sqrt(1 + np.log(M / L) / np.log(L)), rel=1e-15)
 
 
 # =============================================================================================
