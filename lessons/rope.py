@@ -105,7 +105,7 @@ def _rotate(x, cos, sin, layout, name):
 
 
 def rope_frequencies(rotary_dim, base=None, inv_freq=None) -> np.ndarray:
-    """The per-pair frequencies RoPE uses: base^(-2i/r), or ``inv_freq`` when given (``04``, ``09``).
+    """The per-pair frequencies RoPE uses: base^(-2i/r), or ``inv_freq`` when given.
 
     ``base`` defaults to 10000. ``inv_freq`` (one frequency per pair, e.g. a long-context
     scaling from :mod:`lessons.scaling`) replaces the table ``base`` would build, so giving
