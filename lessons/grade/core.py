@@ -126,7 +126,9 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
         exercises=exercises, grading_problems=grading_problems, notes=list(notes),
         student_events=student_events, cell_errors=cell_errors, course_errors=course_errors,
         timings=run.timings if run is not None else None, seconds=run.seconds if run is not None else 0.0)
-    if course_errors and record["total"] < record["max"]:
+    lost = any(e["points"] is not None and e["points"] < e["max"] and e["outcome"] != "MISSING"
+               for e in exercises.values())
+    if course_errors and lost:
         n = len(course_errors)
         record["grading"] += f" ({n} of the course's own cell{'s' if n != 1 else ''} failed)"
     return record
