@@ -12,10 +12,20 @@ For each notebook given on the command line the script:
 3. if the notebook holds a matplotlib jshtml animation: clicks "Next frame" (up to 5 times, as
    a story may hold a picture for a frame or two) and "Play", and checks that the displayed
    picture changes;
-4. if it holds ipywidgets sliders next to a text line and an image (``PositionExplorer``, ``02``):
-   moves the first slider one step, checks that the text and the picture change, then moves
-   the second slider by the same step and checks that the text is back to where it started
-   (same distance, same dot).
+4. for every ipywidget with sliders and a picture: moves each slider one step and checks that
+   the picture (and the text line) change; for ``PositionExplorer`` (``02``) moving the second
+   slider by the same step brings the text back to where it started (same distance, same dot);
+5. measures the text of every picture shown after the run (figures, the animation's frames,
+   slider pictures): the kernels it starts record, in each PNG that matplotlib writes, every
+   text as drawn (size, place; see ``lessons.figures.style.record_text_in_png``). A picture
+   fails when a text is shown smaller than ``MIN_TEXT_PX`` screen pixels (its size at the
+   figure's dpi times how much the page shrinks the picture) or is clipped (crosses the edge
+   of the picture, or is cut by its axes);
+6. checks the claims table that ends the notebook: an HTML table, one row per claim, every
+   claim holding, and no number broken across two lines.
+
+With ``--site DIR`` it also opens the static site built by ``python -m lessons.site DIR``:
+the index, every link on it, and one notebook page (its images, and its animation plays).
 
 It prints one line per check (``PASS`` / ``FAIL``), the time each notebook took, and exits
 with status 1 if any check failed. Screenshots (PNG) of the key moments are written to the
@@ -28,24 +38,32 @@ an empty trust database, so every notebook opens untrusted. Requests that leave 
 (e.g. the font-awesome stylesheet that jshtml animations link to) are blocked, as on an
 offline machine.
 
-Prerequisites (not project dependencies; this script is not part of the pytest suite):
+Prerequisites (the ``browser`` extra and a system package, not the course's dependencies):
 
 - Chromium from the distribution: ``apt-get install chromium`` (``/usr/bin/chromium``), or
   pass another Chromium with ``--chromium``.
 - Playwright for Python from PyPI, in the environment that runs this script (the same one
   that has jupyterlab, ipykernel, ipywidgets and the ``lessons`` package):
-  ``pip install playwright``. Do NOT run ``playwright install``: the script drives the
+  ``pip install -e ".[browser]"``. Do NOT run ``playwright install``: the script drives the
   system Chromium instead of a downloaded one.
 
 Usage (from the repository root)::
 
     python tools/check_in_jupyterlab.py notebooks/02_radians_and_relative_position.ipynb
     python tools/check_in_jupyterlab.py notebooks/0[1-5]*.ipynb --screenshots shots/
+    python tools/check_in_jupyterlab.py notebooks/*.ipynb --site _site --json-report checks.json
+
+A notebook outside the repository is copied into the checked copy (``outside/``) and run
+there with the ``lessons`` package importable. ``tests/test_browser.py`` runs this script
+over every notebook of the course (``pip install -e ".[browser]"``).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import functools
+import http.server
 import json
 import os
 import re
@@ -55,6 +73,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -62,6 +81,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+STYLE_MODULE = REPO / "lessons" / "figures" / "style.py"
+
+
+@functools.cache
+def house_style():
+    """``lessons/figures/style.py`` loaded on its own (importing ``lessons.figures`` would set rcParams)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lessons_figure_style", STYLE_MODULE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+# Run by every kernel of the checked JupyterLab (an IPython startup file): PNGs that matplotlib
+# writes carry the text report. Loaded from the file, so the notebook's rcParams stay its own.
+KERNEL_STARTUP = """\
+import importlib.util as _u
+import sys as _sys
+
+_spec = _u.spec_from_file_location("lessons_figure_style", {path!r})
+_style = _u.module_from_spec(_spec)
+_sys.modules[_spec.name] = _style
+_spec.loader.exec_module(_style)
+_style.record_text_in_png()
+del _u, _sys, _spec, _style
+"""
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -90,7 +137,8 @@ MAX_UPSCALE = 1.5  # a widget picture stretched more than this looks blurred
 SMALL_SCALE = 0.75  # an output image shrunk below this is reported (INFO): its small text gets hard to read
 
 COPY_IGNORE = shutil.ignore_patterns(
-    ".git", "__pycache__", "*.egg-info", ".ipynb_checkpoints", ".pytest_cache", ".ruff_cache", "build", "dist"
+    ".git", ".venv", "venv", ".hypothesis", "_site", "__pycache__", "*.egg-info", ".ipynb_checkpoints",
+    ".pytest_cache", ".ruff_cache", "build", "dist",
 )
 
 # JavaScript run in the page --------------------------------------------------------------
@@ -149,24 +197,66 @@ JS_WIDGET = """(root) => {
 }"""
 
 
+# Every picture in the outputs: where it is, its natural and shown width, its bytes (base64).
+JS_PICTURES = """async (root) => {
+    const scope = root || document;
+    const cells = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'));
+    const imgs = Array.from(scope.querySelectorAll('.jp-OutputArea-output img'));
+    const found = [];
+    for (const img of imgs) {
+        const kind = img.closest('.animation') ? 'animation'
+            : (img.closest('.jupyter-widgets') ? 'slider picture' : 'figure');
+        let data = null;
+        try {
+            const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+            let text = '';
+            for (let k = 0; k < bytes.length; k += 0x8000) {
+                text += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
+            }
+            data = btoa(text);
+        } catch (e) { data = null; }
+        found.push({kind, cell: cells.indexOf(img.closest('.jp-CodeCell')),
+                    natural: img.naturalWidth, shown: img.getBoundingClientRect().width, data});
+    }
+    return found;
+}"""
+
+# The claims tables (lessons.claims.show): rows, failures, numbers broken across lines.
+JS_CLAIMS = """() => Array.from(document.querySelectorAll('.jp-Notebook table.lessons-claims')).map(t => ({
+    rows: t.querySelectorAll('tbody tr').length,
+    failing: Array.from(t.querySelectorAll('tbody tr'))
+        .filter(r => r.cells[0].textContent.trim() !== 'ok').length,
+    broken: Array.from(t.querySelectorAll('td span')).filter(s => s.getClientRects().length > 1)
+        .map(s => s.textContent),
+    columns: Array.from(t.querySelectorAll('tbody tr')).filter(r => r.cells.length !== 4).length}))"""
+
+
 # Results -------------------------------------------------------------------------------
 
 
 @dataclass
 class Report:
-    """Collects PASS/FAIL lines."""
+    """Collects PASS/FAIL lines (and, for ``--json-report``, the same per notebook)."""
 
     failures: int = 0
     lines: list[str] = field(default_factory=list)
+    checks: dict[str, list[dict]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def check(self, notebook: str, name: str, ok: bool, detail: str = "") -> bool:
         status = "PASS" if ok else "FAIL"
         line = f"{status}  {notebook}: {name}" + (f" ({detail})" if detail else "")
         print(line, flush=True)
         self.lines.append(line)
+        self.checks.setdefault(notebook, []).append({"name": name, "ok": bool(ok), "detail": detail})
         if not ok:
             self.failures += 1
         return ok
+
+    def to_json(self) -> dict:
+        return {"failures": self.failures, "notebooks": {
+            nb: {"checks": checks, "seconds": round(self.seconds.get(nb, 0.0), 1)}
+            for nb, checks in self.checks.items()}}
 
 
 def stored_outputs(path: Path) -> dict:
@@ -216,8 +306,16 @@ class Lab:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def start(self, outside: list[Path] = ()) -> None:
         shutil.copytree(REPO, self.root, ignore=COPY_IGNORE)
+        for path in outside:  # notebooks from outside the repository, e.g. a test's own
+            (self.root / "outside").mkdir(exist_ok=True)
+            shutil.copy2(path, self.root / "outside" / path.name)
+        startup = self.workdir / "ipython" / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        style = self.root / "lessons" / "figures" / "style.py"
+        startup_file = startup / "00-record-figure-text.py"
+        startup_file.write_text(KERNEL_STARTUP.format(path=str(style)), encoding="utf-8")
         settings = self.workdir / "lab-user-settings"
         for name, values in LAB_SETTINGS.items():
             target = settings / name
@@ -229,6 +327,7 @@ class Lab:
             JUPYTERLAB_WORKSPACES_DIR=str(self.workdir / "lab-workspaces"),
             JUPYTER_RUNTIME_DIR=str(self.workdir / "runtime"),
             JUPYTER_DATA_DIR=str(self.workdir / "data"),  # empty trust database: notebooks open untrusted
+            IPYTHONDIR=str(self.workdir / "ipython"),  # its startup file records figure text in PNGs
             PYTHONPATH=os.pathsep.join(filter(None, [str(self.root), env.get("PYTHONPATH", "")])),
         )
         command = [
@@ -396,6 +495,7 @@ def check_animation(page, report: Report, nb: str, shots: Path, stem: str) -> No
     page.wait_for_timeout(2500)
     played = out.evaluate(JS_ANIMATION)
     shot(page, out, shots, f"{stem}_4_animation_playing")
+    check_picture_text(page, report, nb, "animation: a frame while playing", within=out)
     report.check(
         nb, "animation: 'Play' advances the frames",
         played["shown"] and played["src"] != stepped["src"] and played["frame"] != stepped["frame"],
@@ -410,59 +510,122 @@ def press_slider(widget, index: int, key: str) -> None:
     handle.press(key)
 
 
+def wait_for_new_picture(page, box, before: dict) -> dict:
+    now = before
+    for _ in range(25):  # the kernel redraws; wait for the new picture
+        page.wait_for_timeout(200)
+        now = box.evaluate(JS_WIDGET)
+        if now["src"] != before["src"]:
+            break
+    return now
+
+
 def check_sliders(page, report: Report, nb: str, shots: Path, stem: str) -> None:
+    """Every widget with sliders and a picture: each slider, moved one step, changes the picture."""
     boxes = page.locator(".jp-OutputArea-output").filter(has=page.locator(".jupyter-widgets .noUi-handle"))
     if not report.check(nb, "widgets: sliders present", boxes.count() >= 1, f"{boxes.count()} found"):
         return
-    box = boxes.first
-    box.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
-    start = box.evaluate(JS_WIDGET)
-    shot(page, box, shots, f"{stem}_5_widget_start")
-    report.check(nb, "widgets: picture shown", start["shown"], f"text {start['text']!r}")
-    if start["shown"]:
-        scale = start["displayed"][0] / start["natural"][0]
-        report.check(
-            nb, "widgets: sliders, text and picture fit on one screen, picture not blown up",
-            start["boxHeight"] <= start["viewHeight"] and scale <= MAX_UPSCALE,
-            f"picture {start['natural'][0]}x{start['natural'][1]} px shown at "
-            f"{start['displayed'][0]}x{start['displayed'][1]} ({scale:.1f}x); widget {start['boxHeight']} px "
-            f"tall in a {start['viewHeight']} px window",
-        )  # fmt: skip
-    sliders = box.locator(".noUi-handle").count()
-    press_slider(box, 0, "ArrowRight")
-    moved = start
-    for _ in range(25):  # the kernel redraws; wait for the new picture
-        page.wait_for_timeout(200)
-        moved = box.evaluate(JS_WIDGET)
-        if moved["src"] != start["src"] and moved["text"] != start["text"]:
-            break
-    shot(page, box, shots, f"{stem}_6_widget_first_slider_moved")
+    for k in range(boxes.count()):
+        box, name = boxes.nth(k), f"widget {k + 1}"
+        box.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        start = box.evaluate(JS_WIDGET)
+        shot(page, box, shots, f"{stem}_5_{name.replace(' ', '')}_start")
+        if start["src"] is None:
+            print(f"INFO  {nb}: {name}: sliders without a picture; not moved")
+            continue
+        report.check(nb, f"widgets: {name}: picture shown", start["shown"], f"text {start['text']!r}")
+        if start["shown"]:
+            scale = start["displayed"][0] / start["natural"][0]
+            report.check(
+                nb, f"widgets: {name}: sliders, text and picture fit on one screen, picture not blown up",
+                start["boxHeight"] <= start["viewHeight"] and scale <= MAX_UPSCALE,
+                f"picture {start['natural'][0]}x{start['natural'][1]} px shown at "
+                f"{start['displayed'][0]}x{start['displayed'][1]} ({scale:.1f}x); "
+                f"widget {start['boxHeight']} px tall in a {start['viewHeight']} px window",
+            )  # fmt: skip
+        handles = box.locator(".noUi-handle").count()
+        before = start
+        for j in range(handles):
+            press_slider(box, j, "ArrowRight")
+            moved = wait_for_new_picture(page, box, before)
+            shot(page, box, shots, f"{stem}_6_{name.replace(' ', '')}_slider{j + 1}_moved")
+            text_changed = j > 0 or not start["text"] or moved["text"] != before["text"]
+            report.check(
+                nb, f"widgets: {name}: moving slider {j + 1} of {handles} changes the picture"
+                + (" and the text" if j == 0 and start["text"] else ""),
+                moved["shown"] and moved["src"] != before["src"] and text_changed,
+                f"sliders {before['readouts']} -> {moved['readouts']}; "
+                f"{before['text']!r} -> {moved['text']!r}",
+            )  # fmt: skip
+            before = moved
+        if handles == 2 and "dot" in start["text"]:  # PositionExplorer: same step for Q and K
+            same_dot = start["text"].split("dot")[-1] == before["text"].split("dot")[-1]
+            report.check(
+                nb, f"widgets: {name}: moving both sliders by the same step restores the dot", same_dot,
+                f"sliders {before['readouts']}; {before['text']!r}",
+            )  # fmt: skip
+        check_picture_text(page, report, nb, f"widgets: {name} after its sliders moved", within=box)
+
+
+def check_picture_text(page, report: Report, nb: str, stage: str, within=None) -> None:
+    """Every picture of the page (or ``within`` one output): no text too small or clipped."""
+    style = house_style()
+    pictures = within.evaluate(JS_PICTURES) if within is not None else page.evaluate(JS_PICTURES, None)
+    problems, measured, smallest = [], 0, None
+    for picture in pictures:
+        where = f"code cell {picture['cell']} {picture['kind']}"
+        text = style.png_text_report(base64.b64decode(picture["data"])) if picture["data"] else None
+        if text is None or not picture["natural"]:
+            print(f"INFO  {nb}: {stage}: {where}: no text report in the picture (not drawn by matplotlib)")
+            continue
+        measured += 1
+        scale = picture["shown"] / picture["natural"]
+        if text.smallest is not None:
+            px = text.smallest.pixels * scale
+            smallest = px if smallest is None else min(smallest, px)
+        problems += [f"{where}: {p}" for p in text.problems(scale, style.MIN_TEXT_PX)]
+    detail = "; ".join(problems[:4]) + (f"; ... {len(problems) - 4} more" if len(problems) > 4 else "")
+    if not problems:
+        detail = f"{measured} picture(s) measured"
+        if smallest is not None:
+            detail += f", smallest text {smallest:.1f} px"
     report.check(
-        nb, "widgets: moving the first slider changes the text and the picture",
-        moved["src"] != start["src"] and moved["text"] != start["text"] and moved["shown"],
-        f"sliders {start['readouts']} -> {moved['readouts']}; {start['text']!r} -> {moved['text']!r}",
+        nb, f"{stage}: picture text at least {style.MIN_TEXT_PX:g} px on screen and not clipped",
+        not problems, detail,
     )  # fmt: skip
-    if sliders < 2:
+
+
+def claims_notebooks(path: Path) -> list[str]:
+    """The notebook numbers whose claims tables the notebook shows (``show("NN")`` calls)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
+               if c["cell_type"] == "code"]
+    return [f"{int(n):02d}" for src in sources for n in re.findall(r"\bshow\(\s*[\"']?(\d+)", src)]
+
+
+def check_claims_tables(page, report: Report, nb: str, expected: list[str]) -> None:
+    if not expected:
         return
-    press_slider(box, 1, "ArrowRight")
-    both = moved
-    for _ in range(25):
-        page.wait_for_timeout(200)
-        both = box.evaluate(JS_WIDGET)
-        if both["src"] != moved["src"]:
-            break
-    shot(page, box, shots, f"{stem}_7_widget_both_sliders_moved")
-    same_dot = start["text"].split("dot")[-1] == both["text"].split("dot")[-1]
+    from lessons.claims import all_claims
+
+    tables = page.evaluate(JS_CLAIMS)
+    rows = [len(all_claims(n)) for n in expected]
     report.check(
-        nb, "widgets: moving the second slider by the same step redraws and restores the dot",
-        both["src"] != moved["src"] and same_dot,
-        f"sliders {both['readouts']}; {both['text']!r}",
+        nb, "claims table: an HTML table with one row per claim",
+        [t["rows"] for t in tables] == rows and not any(t["columns"] for t in tables),
+        f"{len(tables)} table(s), rows {[t['rows'] for t in tables]}, expected {rows}",
     )  # fmt: skip
+    report.check(nb, "claims table: every claim holds", all(t["failing"] == 0 for t in tables),
+                 f"failing rows {[t['failing'] for t in tables]}")
+    broken = [b for t in tables for b in t["broken"]]
+    report.check(nb, "claims table: no number broken across two lines", not broken, ", ".join(broken[:5]))
 
 
 def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, timeout_s: float) -> float:
-    relpath = path.resolve().relative_to(REPO).as_posix()
+    resolved = path.resolve()
+    inside = resolved.is_relative_to(REPO)
+    relpath = resolved.relative_to(REPO).as_posix() if inside else f"outside/{path.name}"
     nb = path.name
     stem = path.stem[:2] if path.stem[:2].isdigit() else path.stem
     stored = stored_outputs(path)
@@ -477,6 +640,9 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
         if not report.check(nb, "opens in JupyterLab", opened):
             shot(page, None, shots, f"{stem}_0_open_failed")
             return time.monotonic() - started
+        wait_until(  # under load the last cells may take a moment to render
+            page, f"() => ({JS_CELLS})().rendered >= {stored['cells']}", min(timeout_s, 30.0)
+        )
         cells = page.evaluate(JS_CELLS)
         report.check(
             nb, "every cell rendered (windowingMode none)",
@@ -521,6 +687,8 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
         figures = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type^="image/"]')
         for i in range(figures.count()):
             shot(page, figures.nth(i), shots, f"{stem}_2_figure{i + 1}")
+        check_picture_text(page, report, nb, "after run all")
+        check_claims_tables(page, report, nb, claims_notebooks(path))
         if stored["animations"]:
             check_animation(page, report, nb, shots, stem)
         if stored["widgets"]:
@@ -534,6 +702,86 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
     finally:
         page.close()
         lab.shutdown_kernels()
+    return time.monotonic() - started
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+def serve(directory: Path) -> http.server.ThreadingHTTPServer:
+    """Serve ``directory`` on 127.0.0.1 (a free port) from a background thread."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+JS_LINKS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)
+    .filter(h => h.startsWith(location.origin)).map(h => h.split('#')[0])"""
+
+JS_PAGE_IMAGES = """() => Array.from(document.querySelectorAll('img'))
+    .map(img => ({src: (img.getAttribute('src') || '').slice(0, 80),
+                  shown: img.complete && img.naturalWidth > 0}))"""
+
+
+def check_site(browser, site: Path, report: Report, shots: Path, timeout_s: float) -> float:
+    """The static site: the index, every link of it and of one notebook page, that page's pictures
+    and its animation (the page of notebook 02 when there is one)."""
+    started, name = time.monotonic(), "site"
+    server = serve(site)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    page = browser.new_page()
+    page.route("**/*", keep_local)
+    console_errors: list[str] = []
+    page.on("pageerror", lambda e: console_errors.append(str(e)))
+
+    def status(url: str) -> int:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    try:
+        page.goto(f"{base}/index.html", wait_until="load", timeout=timeout_s * 1000)
+        shot(page, None, shots, "site_index")
+        links = sorted(set(page.evaluate(JS_LINKS)))
+        pages = [u for u in links if u.endswith(".html") and not u.endswith("/index.html")]
+        broken = [u for u in links if status(u) != 200]
+        report.check(name, "index: every link opens", bool(pages) and not broken,
+                     f"{len(pages)} notebook pages linked; broken: {broken[:3]}")
+        target = next((u for u in pages if "/02" in u), pages[0] if pages else None)
+        if target is None:
+            return time.monotonic() - started
+        page.goto(target, wait_until="load", timeout=timeout_s * 1000)
+        page.wait_for_timeout(1000)
+        shot(page, None, shots, "site_page")
+        label = target.rsplit("/", 1)[-1]
+        images = page.evaluate(JS_PAGE_IMAGES)
+        report.check(name, f"{label}: every picture shows", bool(images) and all(i["shown"] for i in images),
+                     f"{sum(i['shown'] for i in images)} of {len(images)} shown")
+        page_links = sorted(set(page.evaluate(JS_LINKS)))
+        broken = [u for u in page_links if status(u) != 200]
+        report.check(name, f"{label}: every link opens (navigation between lessons)", not broken,
+                     f"{len(page_links)} links; broken: {broken[:3]}")
+        player = page.locator(".animation")
+        if player.count():
+            before = page.evaluate("() => document.querySelector('.animation img').getAttribute('src')")
+            player.first.locator('button[title="Play"]').click()
+            page.wait_for_timeout(2500)
+            after = page.evaluate("() => document.querySelector('.animation img').getAttribute('src')")
+            player.first.locator('button[title="Pause"]').click()
+            report.check(name, f"{label}: the animation plays in the static page", before != after)
+        errors = "; ".join(console_errors[:3])
+        report.check(name, "no JavaScript errors in the pages", not console_errors, errors)
+    except Exception as error:
+        detail = f"{type(error).__name__}: {str(error)[:300]}"
+        report.check(name, "the site checks ran to the end", False, detail)
+    finally:
+        page.close()
+        server.shutdown()
     return time.monotonic() - started
 
 
@@ -552,6 +800,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep", action="store_true", help="keep the temporary copy of the repository and the server log"
     )
+    parser.add_argument(
+        "--site", type=Path, help="also check the static site built in this directory (lessons.site)"
+    )
+    parser.add_argument("--json-report", type=Path, help="write every check, per notebook, to this JSON file")
     args = parser.parse_args(argv)
 
     try:
@@ -569,9 +821,14 @@ def main(argv: list[str] | None = None) -> int:
         resolved = p.resolve()
         if resolved.suffix != ".ipynb" or not resolved.is_file():
             parser.error(f"notebooks: expected existing .ipynb files, got {str(p)!r}")
-        if not resolved.is_relative_to(REPO):
-            parser.error(f"notebooks: expected files inside the repository, got {str(p)!r}")
         paths.append(resolved)
+    outside = [p for p in paths if not p.is_relative_to(REPO)]
+    if len({p.name for p in outside}) != len(outside):
+        parser.error("notebooks: notebooks from outside the repository must have different names")
+    if args.site is not None and not (args.site / "index.html").is_file():
+        parser.error(
+            f"--site: expected a directory with an index.html (lessons.site), got {str(args.site)!r}"
+        )
 
     workdir = Path(tempfile.mkdtemp(prefix="check_in_jupyterlab_"))
     shots = args.screenshots or workdir / "screenshots"
@@ -580,7 +837,7 @@ def main(argv: list[str] | None = None) -> int:
     lab = Lab(workdir, args.timeout)
     t0 = time.monotonic()
     try:
-        lab.start()
+        lab.start(outside)
         print(
             f"INFO  JupyterLab up in {time.monotonic() - t0:.1f} s (copy of the repository, port {lab.port})"
         )
@@ -596,7 +853,12 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for path in paths:
                     seconds = check_notebook(context, lab, path, report, shots, args.timeout)
+                    report.seconds[path.name] = seconds
                     print(f"TIME  {path.name}: {seconds:.1f} s to open, run and check", flush=True)
+                if args.site is not None:
+                    seconds = check_site(context, args.site, report, shots, args.timeout)
+                    report.seconds["site"] = seconds
+                    print(f"TIME  site: {seconds:.1f} s to open the index and one page", flush=True)
             finally:
                 context.close()
     finally:
@@ -613,7 +875,11 @@ def main(argv: list[str] | None = None) -> int:
                 "lab-workspaces",
             ):
                 shutil.rmtree(workdir / name, ignore_errors=True)
-    print(f"INFO  total {time.monotonic() - t0:.1f} s; screenshots in {shots}")
+    total = time.monotonic() - t0
+    print(f"INFO  total {total:.1f} s; screenshots in {shots}")
+    if args.json_report is not None:
+        args.json_report.write_text(json.dumps({**report.to_json(), "seconds": round(total, 1)}, indent=1),
+                                    encoding="utf-8")
     print(f"{'FAILED' if report.failures else 'OK'}: {report.failures} of {len(report.lines)} checks failed")
     return 1 if report.failures else 0
 
