@@ -149,7 +149,9 @@ def outputs_of(ex: Exercise, answer, rng: np.random.Generator, *, public: bool =
         candidates = [ex.correct] + list(ex.public_mutants if public else ex.hidden_mutants)
         outputs = {}
         for i, m in enumerate(candidates):
-            outputs["correct" if i == 0 else m.name] = _with_time_limit(ex.time_limit, run_checker, answer, m.fn)
+            outputs["correct" if i == 0 else m.name] = _with_time_limit(
+                ex.time_limit, run_checker, answer, m.fn
+            )
         return outputs, None
     cases = ex.draw_cases(rng)
     return [run_case(answer, case) for case in cases], cases
@@ -201,11 +203,18 @@ def counterexample(ex: Exercise, answer, rng: np.random.Generator) -> tuple[int,
     if verdict.right:
         return n, None
     f = verdict.failure
-    expected = ex.expected_value() if ex.kind == "value" else (
-        ex.expected_for(f.case) if f is not None and f.case is not None else None)
+    expected = (
+        ex.expected_value()
+        if ex.kind == "value"
+        else (ex.expected_for(f.case) if f is not None and f.case is not None else None)
+    )
     given = f.given if f is not None and f.given is not None else verdict.outcome.value
-    return n, {"input": f.case if f else None, "expected": expected, "given": given,
-               "reason": "\n".join(verdict.lines()[1:]) or verdict.outcome.value}
+    return n, {
+        "input": f.case if f else None,
+        "expected": expected,
+        "given": given,
+        "reason": "\n".join(verdict.lines()[1:]) or verdict.outcome.value,
+    }
 
 
 def smallest(failures: list[dict]) -> dict | None:

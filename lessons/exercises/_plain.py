@@ -28,8 +28,18 @@ import numpy as np
 # How many numbers one answer may hold before it is refused (a guard against huge outputs).
 MAX_ANSWER_SIZE = 100_000
 
-TAGS = ("complex", "ragged", "unsupported", "too_large", "missing", "error", "signature", "not_bool",
-        "not_function", "timeout")
+TAGS = (
+    "complex",
+    "ragged",
+    "unsupported",
+    "too_large",
+    "missing",
+    "error",
+    "signature",
+    "not_bool",
+    "not_function",
+    "timeout",
+)
 
 
 def is_tag(value) -> bool:
@@ -71,7 +81,7 @@ def _to_plain(value):
         if any(s != shapes[0] for s in shapes):
             return {"ragged": True}
         size = len(items)
-        for n in (shapes[0] if shapes else ()):
+        for n in shapes[0] if shapes else ():
             size *= n
         if size > MAX_ANSWER_SIZE:
             return {"too_large": [len(items), *shapes[0]]}
@@ -106,8 +116,10 @@ def call_arguments(case: dict) -> dict:
     Scalars (ints, floats) are passed as they are. The learner's check, the grader's kernel
     and the reference all call with the same arguments.
     """
-    return {key: np.array(value, dtype=np.float64) if isinstance(value, list) else value
-            for key, value in case.items()}
+    return {
+        key: np.array(value, dtype=np.float64) if isinstance(value, list) else value
+        for key, value in case.items()
+    }
 
 
 def run_case(fn, case: dict):
@@ -128,8 +140,13 @@ def run_case(fn, case: dict):
         try:
             signature.bind(**args)
         except TypeError:
-            return {"signature": [p.name for p in signature.parameters.values()
-                                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]}
+            return {
+                "signature": [
+                    p.name
+                    for p in signature.parameters.values()
+                    if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                ]
+            }
     try:
         result = fn(**args)
     except NotImplementedError:

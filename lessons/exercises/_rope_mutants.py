@@ -115,8 +115,10 @@ def rope_split_half(q, k, v, q_positions, k_positions):
         half = d // 2
         angle = np.asarray(positions, dtype=np.float64)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)
         first, second = x[..., :half], x[..., half:]
-        return np.concatenate([first * np.cos(angle) - second * np.sin(angle),
-                               first * np.sin(angle) + second * np.cos(angle)], axis=-1)
+        return np.concatenate(
+            [first * np.cos(angle) - second * np.sin(angle), first * np.sin(angle) + second * np.cos(angle)],
+            axis=-1,
+        )
 
     return rotate(q, q_positions), rotate(k, k_positions), np.array(v, dtype=np.float64)
 

@@ -155,8 +155,10 @@ class Verdict:
         if o is Outcome.RIGHT:
             if self.kind == "checker":
                 which = "public" if self.public else "hidden"
-                return [head + f"passes: accepts the correct implementation and catches all "
-                        f"{len(self.caught)} {which} bugs"]
+                return [
+                    head + f"passes: accepts the correct implementation and catches all "
+                    f"{len(self.caught)} {which} bugs"
+                ]
             n = self.cases
             return [head + f"passes ({n} case{'s' if n != 1 else ''})"]
         if o is Outcome.MISSING and (f is None or f.case is None):
@@ -181,23 +183,33 @@ class Verdict:
         if f is None:
             return []
         if o is Outcome.SIGNATURE:
-            return [f"why:      {self.name}({f.detail}) cannot take the arguments "
-                    f"{', '.join(self.params)}: keep the parameter names ({', '.join(self.params)})"]
+            return [
+                f"why:      {self.name}({f.detail}) cannot take the arguments "
+                f"{', '.join(self.params)}: keep the parameter names ({', '.join(self.params)})"
+            ]
         if o is Outcome.MISSING:
             return ["why:      it raises NotImplementedError for this input (not answered for every input)"]
         if o is Outcome.ERROR:
             return [f"why:      it raised {f.detail}"]
         if o is Outcome.NOT_A_FUNCTION:
-            return [f"why:      {self.name} is not a function (it is a {f.detail}); define it with def {self.name}(...)"]
+            return [
+                f"why:      {self.name} is not a function (it is a {f.detail}); "
+                f"define it with def {self.name}(...)"
+            ]
         if o is Outcome.NOT_REAL:
-            return [f"why:      the answer holds complex numbers (imaginary part up to {f.detail}); "
-                    "the answer is real: take the part you mean (np.real) or compute with real numbers"]
+            return [
+                f"why:      the answer holds complex numbers (imaginary part up to {f.detail}); "
+                "the answer is real: take the part you mean (np.real) or compute with real numbers"
+            ]
         if o is Outcome.RAGGED:
             return ["why:      the answer is a list whose items have different lengths, not a regular array"]
         if o is Outcome.NOT_NUMBERS:
             return [f"why:      the answer is not numbers (got {f.detail})"]
         if o is Outcome.WRONG_SHAPE:
-            return [f"why:      shape {_shape_text(f.shape_given)} given, {_shape_text(f.shape_expected)} expected"]
+            return [
+                f"why:      shape {_shape_text(f.shape_given)} given, "
+                f"{_shape_text(f.shape_expected)} expected"
+            ]
         # WRONG_VALUE
         lines = []
         at = f" at {f.where}" if f.where else ""
@@ -215,9 +227,11 @@ class Verdict:
         if f.total > 1:
             lines.append(f"          {f.differ} of {f.total} numbers differ")
         if f.precision:
-            lines.append("          every difference is at the level of float32 rounding: the exercise "
-                         "asks for float64; precision is the likely cause (compute in float64, "
-                         "numpy's default, not np.float32 or np.float16)")
+            lines.append(
+                "          every difference is at the level of float32 rounding: the exercise "
+                "asks for float64; precision is the likely cause (compute in float64, "
+                "numpy's default, not np.float32 or np.float16)"
+            )
         return lines
 
     def _checker_lines(self, head: str) -> list[str]:
@@ -225,16 +239,22 @@ class Verdict:
         f = self.failure
         which = "public" if self.public else "hidden"
         if o is Outcome.REJECTS_CORRECT:
-            return [head + "does not pass: it says the CORRECT implementation is wrong "
-                    "(a checker that rejects everything catches nothing)"]
+            return [
+                head + "does not pass: it says the CORRECT implementation is wrong "
+                "(a checker that rejects everything catches nothing)"
+            ]
         if o in (Outcome.ERROR, Outcome.NOT_NUMBERS, Outcome.MISSING):
             detail = f.detail if f else ""
-            what = {Outcome.ERROR: f"raised {detail}",
-                    Outcome.NOT_NUMBERS: f"returned {detail}, not True or False",
-                    Outcome.MISSING: "raised NotImplementedError"}[o]
+            what = {
+                Outcome.ERROR: f"raised {detail}",
+                Outcome.NOT_NUMBERS: f"returned {detail}, not True or False",
+                Outcome.MISSING: "raised NotImplementedError",
+            }[o]
             return [head + f"does not pass: on the correct implementation it {what}"]
         total = len(self.caught) + len(self.missed)
-        out = [head + f"accepts the correct implementation; catches {len(self.caught)} of {total} {which} bugs"]
+        out = [
+            head + f"accepts the correct implementation; catches {len(self.caught)} of {total} {which} bugs"
+        ]
         if self.public:
             for name in self.missed:
                 out.append(f"  missed:   {name}")
@@ -311,7 +331,9 @@ class Exercise:
     def expected_value(self):
         """The expected answer of a value exercise, as plain data."""
         if self.kind != "value":
-            raise TypeError(f"{self.grade_id} is a {self.kind} exercise; expected_value is for value exercises")
+            raise TypeError(
+                f"{self.grade_id} is a {self.kind} exercise; expected_value is for value exercises"
+            )
         return to_plain(self.expected())
 
     def draw_cases(self, rng: np.random.Generator) -> list[dict]:
@@ -448,7 +470,13 @@ def _matches(expected, given, tolerance: float) -> bool:
     se, sg = shape_of(expected), shape_of(given)
     if se is None or se != sg:
         return False
-    return _differences(expected, given, tolerance)[0] == 0
+    e = np.asarray(expected, dtype=np.float64)
+    g = np.asarray(given, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        same = (
+            (np.abs(g - e) <= tolerance * np.maximum(1.0, np.abs(e))) | (e == g) | (np.isnan(e) & np.isnan(g))
+        )
+    return bool(np.all(same))
 
 
 def _judge_one(ex: Exercise, expected, given, case: dict | None) -> Failure | None:
@@ -490,9 +518,16 @@ def _judge_one(ex: Exercise, expected, given, case: dict | None) -> Failure | No
         where = f"output {list(index)}"
     else:
         where = ""
-    return Failure(Outcome.WRONG_VALUE, case, where=where, expected=float(_flat(expected)[worst]),
-                   given=float(_flat(given)[worst]), differ=n, total=len(_flat(expected)),
-                   precision=precision)
+    return Failure(
+        Outcome.WRONG_VALUE,
+        case,
+        where=where,
+        expected=float(_flat(expected)[worst]),
+        given=float(_flat(given)[worst]),
+        differ=n,
+        total=len(_flat(expected)),
+        precision=precision,
+    )
 
 
 # The order in which failures of different kinds are reported (first: the most useful).
@@ -500,12 +535,19 @@ _PRIORITY = {Outcome.SIGNATURE: 0, Outcome.NOT_A_FUNCTION: 0}
 
 
 def _verdict(ex: Exercise, outcome: Outcome, points, **kw) -> Verdict:
-    return Verdict(ex.grade_id, ex.title, ex.name, ex.kind, outcome, points, ex.points,
-                   params=ex.params, **kw)
+    return Verdict(
+        ex.grade_id, ex.title, ex.name, ex.kind, outcome, points, ex.points, params=ex.params, **kw
+    )
 
 
-def judge(exercise: Exercise, outputs, cases: list[dict] | None = None, *,
-          expected: list | None = None, public: bool = False) -> Verdict:
+def judge(
+    exercise: Exercise,
+    outputs,
+    cases: list[dict] | None = None,
+    *,
+    expected: list | None = None,
+    public: bool = False,
+) -> Verdict:
     """THE judge: the verdict on what the learner's answer gave (see the module docstring).
 
     ``cases``: the drawn inputs of a function exercise (``outputs`` has one entry per case);
@@ -537,7 +579,9 @@ def judge(exercise: Exercise, outputs, cases: list[dict] | None = None, *,
     # a function exercise
     if is_tag(outputs):  # one tag for the whole answer
         failure = _judge_one(ex, None, outputs, None)
-        return _verdict(ex, failure.outcome, 0, failure=failure if failure.outcome is not Outcome.MISSING else None)
+        return _verdict(
+            ex, failure.outcome, 0, failure=failure if failure.outcome is not Outcome.MISSING else None
+        )
     if cases is None:
         raise ValueError(f"{ex.grade_id}: judge needs the cases of a function exercise")
     outputs = list(outputs)
@@ -582,13 +626,12 @@ def _judge_checker(ex: Exercise, outputs, public: bool) -> Verdict:
         raise ValueError(f"{ex.grade_id}: a checker's outputs are a dict of results by candidate name")
     on_correct = outputs.get("correct", {"missing": True})
     if on_correct is False:
-        return _verdict(ex, Outcome.REJECTS_CORRECT, 0, public=public,
-                        missed=tuple(m.name for m in mutants))
+        return _verdict(ex, Outcome.REJECTS_CORRECT, 0, public=public, missed=tuple(m.name for m in mutants))
     if on_correct is not True:
-        f = _judge_one(ex, None, on_correct if is_tag(on_correct) else {"not_bool": type(on_correct).__name__},
-                       None)
-        return _verdict(ex, f.outcome, 0, public=public, failure=f,
-                        missed=tuple(m.name for m in mutants))
+        f = _judge_one(
+            ex, None, on_correct if is_tag(on_correct) else {"not_bool": type(on_correct).__name__}, None
+        )
+        return _verdict(ex, f.outcome, 0, public=public, failure=f, missed=tuple(m.name for m in mutants))
     caught = tuple(m.name for m in mutants if outputs.get(m.name) is False)
     missed = tuple(m.name for m in mutants if outputs.get(m.name) is not False)
     points = ex.points * len(caught) / len(mutants) if mutants else ex.points
@@ -596,8 +639,17 @@ def _judge_checker(ex: Exercise, outputs, public: bool) -> Verdict:
     hint = None
     if public and missed:
         hint = next(m.hint for m in mutants if m.name == missed[0])
-    return _verdict(ex, outcome, points, cases=len(mutants), passed=len(caught), caught=caught,
-                    missed=missed, public=public, hint=hint)
+    return _verdict(
+        ex,
+        outcome,
+        points,
+        cases=len(mutants),
+        passed=len(caught),
+        caught=caught,
+        missed=missed,
+        public=public,
+        hint=hint,
+    )
 
 
 # ---------------------------------------------------------------------------- the registry
@@ -623,8 +675,17 @@ def _register(ex: Exercise) -> Exercise:
     return ex
 
 
-def value_exercise(grade_id: str, *, title: str, points: float, name: str, tolerance: float = 1e-6,
-                   wrong_values: tuple = (), where=None, practises: str = ""):
+def value_exercise(
+    grade_id: str,
+    *,
+    title: str,
+    points: float,
+    name: str,
+    tolerance: float = 1e-6,
+    wrong_values: tuple = (),
+    where=None,
+    practises: str = "",
+):
     """Decorator: the decorated function (no arguments) computes the expected value.
 
     ``wrong_values``: ``(value_fn, hint)`` pairs, zero-argument functions computing typical
@@ -637,9 +698,21 @@ def value_exercise(grade_id: str, *, title: str, points: float, name: str, toler
     notebook = grade_id[2:4]
 
     def register(fn):
-        _register(Exercise(grade_id, notebook, title, points, name, "value", expected=fn,
-                           tolerance=tolerance, wrong_values=tuple(wrong_values), where=where,
-                           practises=practises))
+        _register(
+            Exercise(
+                grade_id,
+                notebook,
+                title,
+                points,
+                name,
+                "value",
+                expected=fn,
+                tolerance=tolerance,
+                wrong_values=tuple(wrong_values),
+                where=where,
+                practises=practises,
+            )
+        )
         return fn
 
     return register
@@ -667,17 +740,39 @@ def function_exercise(
     notebook = grade_id[2:4]
 
     def register(fn):
-        _register(Exercise(grade_id, notebook, title, points, name, "function", cases=cases,
-                           reference=fn, tolerance=tolerance, mutants=tuple(mutants), where=where,
-                           practises=practises))
+        _register(
+            Exercise(
+                grade_id,
+                notebook,
+                title,
+                points,
+                name,
+                "function",
+                cases=cases,
+                reference=fn,
+                tolerance=tolerance,
+                mutants=tuple(mutants),
+                where=where,
+                practises=practises,
+            )
+        )
         return fn
 
     return register
 
 
-def checker_exercise(grade_id: str, *, title: str, points: float, name: str, correct: Mutant,
-                     public_mutants: tuple[Mutant, ...], hidden_mutants: tuple[Mutant, ...],
-                     practises: str = "", time_limit: float = 10.0) -> Exercise:
+def checker_exercise(
+    grade_id: str,
+    *,
+    title: str,
+    points: float,
+    name: str,
+    correct: Mutant,
+    public_mutants: tuple[Mutant, ...],
+    hidden_mutants: tuple[Mutant, ...],
+    practises: str = "",
+    time_limit: float = 10.0,
+) -> Exercise:
     """Register a "write the tests" exercise: the learner writes ``name(candidate) -> bool``.
 
     Score = points * (hidden mutants rejected) / (hidden mutants), and 0 when the checker
@@ -690,21 +785,54 @@ def checker_exercise(grade_id: str, *, title: str, points: float, name: str, cor
         raise ValueError(f"{grade_id}: mutant names must be unique and not 'correct'; got {names}")
     if not hidden_mutants:
         raise ValueError(f"{grade_id}: a checker exercise needs hidden mutants")
-    return _register(Exercise(grade_id, grade_id[2:4], title, points, name, "checker", correct=correct,
-                              public_mutants=tuple(public_mutants), hidden_mutants=tuple(hidden_mutants),
-                              practises=practises, time_limit=time_limit))
+    return _register(
+        Exercise(
+            grade_id,
+            grade_id[2:4],
+            title,
+            points,
+            name,
+            "checker",
+            correct=correct,
+            public_mutants=tuple(public_mutants),
+            hidden_mutants=tuple(hidden_mutants),
+            practises=practises,
+            time_limit=time_limit,
+        )
+    )
 
 
-def written_question(grade_id: str, *, title: str, points: float, prompt: str, practises: str = "") -> Exercise:
+def written_question(
+    grade_id: str, *, title: str, points: float, prompt: str, practises: str = ""
+) -> Exercise:
     """Register a question answered in words and graded by a person (an nbgrader markdown
     answer cell with ``"solution": true, "grade": true``, see :mod:`.release`)."""
-    return _register(Exercise(grade_id, grade_id[2:4], title, points, grade_id, "written", prompt=prompt,
-                              practises=practises))
+    return _register(
+        Exercise(
+            grade_id, grade_id[2:4], title, points, grade_id, "written", prompt=prompt, practises=practises
+        )
+    )
 
 
 __all__ = [
-    "KINDS", "MAX_ANSWER_SIZE", "Exercise", "Failure", "Mutant", "Outcome", "Verdict",
-    "call_arguments", "checker_exercise", "compare", "format_call", "format_plain",
-    "function_exercise", "judge", "mutant_hint", "run_case", "shape_of", "to_plain",
-    "value_exercise", "written_question",
+    "KINDS",
+    "MAX_ANSWER_SIZE",
+    "Exercise",
+    "Failure",
+    "Mutant",
+    "Outcome",
+    "Verdict",
+    "call_arguments",
+    "checker_exercise",
+    "compare",
+    "format_call",
+    "format_plain",
+    "function_exercise",
+    "judge",
+    "mutant_hint",
+    "run_case",
+    "shape_of",
+    "to_plain",
+    "value_exercise",
+    "written_question",
 ]

@@ -17,8 +17,10 @@ from ..rotation import rotate_2d
 from . import _rope_mutants as rm
 from ._spec import Mutant, checker_exercise, function_exercise, value_exercise, written_question
 
-SIGN_HINT = ("your output is what you get with the angle's sign flipped (a clockwise turn): "
-             "look at the minus sign in the rotation")
+SIGN_HINT = (
+    "your output is what you get with the angle's sign flipped (a clockwise turn): "
+    "look at the minus sign in the rotation"
+)
 
 
 # ------------------------------------------------------------ Exercise 1: one pair, two positions
@@ -26,26 +28,47 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
     cases = [{"q": [1.0, 0.0], "k": [0.0, 1.0], "m": int(rng.integers(1, 6)), "n": int(rng.integers(0, 6))}]
     for i in range(7):
         top = 20 if i < 4 else 3000
-        cases.append({"q": rng.normal(size=2).tolist(), "k": rng.normal(size=2).tolist(),
-                      "m": int(rng.integers(0, top)), "n": int(rng.integers(0, top))})
+        cases.append(
+            {
+                "q": rng.normal(size=2).tolist(),
+                "k": rng.normal(size=2).tolist(),
+                "m": int(rng.integers(0, top)),
+                "n": int(rng.integers(0, top)),
+            }
+        )
     return cases
 
 
 @function_exercise(
-    "ex06_score", title="Exercise 1: the score of one pair at two positions", points=2, name="score",
+    "ex06_score",
+    title="Exercise 1: the score of one pair at two positions",
+    points=2,
+    name="score",
     cases=_score_cases,
     practises="turning q and k by their own positions (frequency 1) and taking the dot product",
     mutants=(
         Mutant("sign_flipped", SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))),
-        Mutant("positions_ignored", "your score does not change with the positions m and n: "
-               "turn q by m radians and k by n radians before the dot product",
-               lambda q, k, m, n: float(np.dot(q, k))),
-        Mutant("only_key_turned", "your score is what you get when only k is turned: turn q by m as well",
-               lambda q, k, m, n: float(np.dot(q, rotate_2d(k, n)))),
-        Mutant("only_query_turned", "your score is what you get when only q is turned: turn k by n as well",
-               lambda q, k, m, n: float(rotate_2d(q, m) @ np.asarray(k))),
-        Mutant("degrees", "your score treats the positions as degrees: the angle is m radians (no pi/180)",
-               lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n)))),
+        Mutant(
+            "positions_ignored",
+            "your score does not change with the positions m and n: "
+            "turn q by m radians and k by n radians before the dot product",
+            lambda q, k, m, n: float(np.dot(q, k)),
+        ),
+        Mutant(
+            "only_key_turned",
+            "your score is what you get when only k is turned: turn q by m as well",
+            lambda q, k, m, n: float(np.dot(q, rotate_2d(k, n))),
+        ),
+        Mutant(
+            "only_query_turned",
+            "your score is what you get when only q is turned: turn k by n as well",
+            lambda q, k, m, n: float(rotate_2d(q, m) @ np.asarray(k)),
+        ),
+        Mutant(
+            "degrees",
+            "your score treats the positions as degrees: the angle is m radians (no pi/180)",
+            lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n))),
+        ),
     ),
 )
 def _(q, k, m, n):
@@ -53,9 +76,11 @@ def _(q, k, m, n):
 
 
 written_question(
-    "ex06_gap_question", title="Exercise 1, question: two positions, one distance", points=1,
+    "ex06_gap_question",
+    title="Exercise 1, question: two positions, one distance",
+    points=1,
     prompt="With q = k = [1, 0], compute score at positions 2 and 3, then at 9 and 10. "
-           "Compare the two and explain why.",
+    "Compare the two and explain why.",
     practises="the lesson's first exercise: only the distance between the positions counts",
 )
 
@@ -71,17 +96,26 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
 
 
 @function_exercise(
-    "ex06_rotate_pair", title="Exercise 2a: rotate one pair", points=2, name="rotate_pair",
+    "ex06_rotate_pair",
+    title="Exercise 2a: rotate one pair",
+    points=2,
+    name="rotate_pair",
     cases=_rotate_pair_cases,
     where=lambda index, case: f"output [{index[0]}] ({'x' if index[0] == 0 else 'y'} of the turned pair)",
     practises="the 2D rotation [cos -sin; sin cos]",
     mutants=(
         Mutant("sign_flipped", SIGN_HINT, lambda pair, angle: rotate_2d(pair, -angle)),
-        Mutant("degrees", "your output treats the angle as degrees: numpy's cos and sin take radians",
-               lambda pair, angle: rotate_2d(pair, np.radians(angle))),
-        Mutant("coordinates_swapped", "your output has the two coordinates in the wrong order: "
-               "return [x', y'] with x' = x cos - y sin first",
-               lambda pair, angle: rotate_2d(pair, angle)[::-1]),
+        Mutant(
+            "degrees",
+            "your output treats the angle as degrees: numpy's cos and sin take radians",
+            lambda pair, angle: rotate_2d(pair, np.radians(angle)),
+        ),
+        Mutant(
+            "coordinates_swapped",
+            "your output has the two coordinates in the wrong order: "
+            "return [x', y'] with x' = x cos - y sin first",
+            lambda pair, angle: rotate_2d(pair, angle)[::-1],
+        ),
     ),
 )
 def _(pair, angle):
@@ -98,18 +132,29 @@ def _pair_frequencies_cases(rng: np.random.Generator) -> list[dict]:
 
 
 @function_exercise(
-    "ex06_pair_frequencies", title="Exercise 2b: the frequency table", points=2, name="pair_frequencies",
+    "ex06_pair_frequencies",
+    title="Exercise 2b: the frequency table",
+    points=2,
+    name="pair_frequencies",
     cases=_pair_frequencies_cases,
     where=lambda index, case: f"pair {index[0]}",
     practises="omega_i = base^(-2i/d), one frequency per pair",
     mutants=(
-        Mutant("i_not_2i", "your frequencies use i/d in the exponent: it is 2i/d, with i counting the pairs",
-               lambda d, base: base ** (-np.arange(d // 2) / d)),
-        Mutant("exponent_sign", "your frequencies grow with i: the exponent is negative, base^(-2i/d)",
-               lambda d, base: base ** (np.arange(0, d, 2) / d)),
-        Mutant("one_per_coordinate", "your table has one frequency per coordinate (d of them): "
-               "there is one per pair, d/2 of them",
-               lambda d, base: base ** (-np.arange(d) / d)),
+        Mutant(
+            "i_not_2i",
+            "your frequencies use i/d in the exponent: it is 2i/d, with i counting the pairs",
+            lambda d, base: base ** (-np.arange(d // 2) / d),
+        ),
+        Mutant(
+            "exponent_sign",
+            "your frequencies grow with i: the exponent is negative, base^(-2i/d)",
+            lambda d, base: base ** (np.arange(0, d, 2) / d),
+        ),
+        Mutant(
+            "one_per_coordinate",
+            "your table has one frequency per coordinate (d of them): there is one per pair, d/2 of them",
+            lambda d, base: base ** (-np.arange(d) / d),
+        ),
     ),
 )
 def _(d, base):
@@ -138,8 +183,9 @@ def _apply_rope_cases(rng: np.random.Generator) -> list[dict]:
 def _rope_where(index, case) -> str:
     which, b, h, t, j = index
     position = case["positions"][t] if case else t
-    return (f"{'q' if which == 0 else 'k'}[{b}, {h}, {t}, {j}]: token {t} (position {position:g}), "
-            f"pair {j // 2}")
+    return (
+        f"{'q' if which == 0 else 'k'}[{b}, {h}, {t}, {j}]: token {t} (position {position:g}), pair {j // 2}"
+    )
 
 
 def _interleaved(x, positions, inv_freq):
@@ -147,26 +193,48 @@ def _interleaved(x, positions, inv_freq):
 
 
 @function_exercise(
-    "ex06_apply_rope", title="Exercise 2c: apply_rope on [B, H, T, d]", points=3, name="apply_rope",
-    cases=_apply_rope_cases, where=_rope_where,
+    "ex06_apply_rope",
+    title="Exercise 2c: apply_rope on [B, H, T, d]",
+    points=3,
+    name="apply_rope",
+    cases=_apply_rope_cases,
+    where=_rope_where,
     practises="rotating every pair of every query and key by position x frequency, by broadcasting",
     mutants=(
-        Mutant("sign_flipped", SIGN_HINT,
-               lambda q, k, positions: apply_rope(q, k, -np.asarray(positions, dtype=float))),
-        Mutant("positions_ignored", "your output does not use the positions you are given: it is what "
-               "tokens at 0, 1, 2, ... would get; build the angles from `positions`",
-               lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2]))),
-        Mutant("nothing_rotated", "your output is q and k unchanged: nothing is rotated",
-               lambda q, k, positions: (np.asarray(q), np.asarray(k))),
-        Mutant("i_not_2i", "your angles use frequencies base^(-i/d): the exponent is 2i/d, i counting the pairs",
-               lambda q, k, positions: apply_rope(q, k, positions,
-                                                  inv_freq=10000.0 ** (-np.arange(np.shape(q)[-1] // 2)
-                                                                       / np.shape(q)[-1]))),
-        Mutant("split_half", "your output pairs coordinate i with i + d/2 (the split-half layout): "
-               "this exercise pairs adjacent coordinates (2i, 2i+1)",
-               lambda q, k, positions: apply_rope(q, k, positions, layout="split_half")),
-        Mutant("only_q", "your k is not rotated: rotate the keys as well", lambda q, k, positions: (
-            apply_rope(q, q, positions)[0], np.asarray(k))),
+        Mutant(
+            "sign_flipped",
+            SIGN_HINT,
+            lambda q, k, positions: apply_rope(q, k, -np.asarray(positions, dtype=float)),
+        ),
+        Mutant(
+            "positions_ignored",
+            "your output does not use the positions you are given: it is what "
+            "tokens at 0, 1, 2, ... would get; build the angles from `positions`",
+            lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2])),
+        ),
+        Mutant(
+            "nothing_rotated",
+            "your output is q and k unchanged: nothing is rotated",
+            lambda q, k, positions: (np.asarray(q), np.asarray(k)),
+        ),
+        Mutant(
+            "i_not_2i",
+            "your angles use frequencies base^(-i/d): the exponent is 2i/d, i counting the pairs",
+            lambda q, k, positions: apply_rope(
+                q, k, positions, inv_freq=10000.0 ** (-np.arange(np.shape(q)[-1] // 2) / np.shape(q)[-1])
+            ),
+        ),
+        Mutant(
+            "split_half",
+            "your output pairs coordinate i with i + d/2 (the split-half layout): "
+            "this exercise pairs adjacent coordinates (2i, 2i+1)",
+            lambda q, k, positions: apply_rope(q, k, positions, layout="split_half"),
+        ),
+        Mutant(
+            "only_q",
+            "your k is not rotated: rotate the keys as well",
+            lambda q, k, positions: (apply_rope(q, q, positions)[0], np.asarray(k)),
+        ),
     ),
 )
 def _(q, k, positions):
@@ -178,15 +246,28 @@ def _rotated_d4():
 
 
 @value_exercise(
-    "ex06_rotated_d4", title="Exercise 2d: [1, 0, 1, 0] rotated at position 1", points=1, name="rotated_d4",
+    "ex06_rotated_d4",
+    title="Exercise 2d: [1, 0, 1, 0] rotated at position 1",
+    points=1,
+    name="rotated_d4",
     where=lambda index, case: f"coordinate {index[0]}",
     practises="the lesson's second exercise: two pairs turning at two speeds (d = 4, base 10000)",
     wrong_values=(
-        (lambda: np.array([1.0, 0.0, 1.0, 0.0]), "this is x unrotated: turn each pair by position x its frequency"),
-        (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], layout="split_half")[0],
-         "this pairs coordinate i with i + 2 (split-half): pair the adjacent coordinates (0, 1) and (2, 3)"),
-        (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], inv_freq=10000.0 ** (-np.arange(2) / 4))[0],
-         "the second pair turns with base^(-1/4): its frequency is base^(-2i/d) = base^(-2/4)"),
+        (
+            lambda: np.array([1.0, 0.0, 1.0, 0.0]),
+            "this is x unrotated: turn each pair by position x its frequency",
+        ),
+        (
+            lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], layout="split_half")[0],
+            "this pairs coordinate i with i + 2 (split-half): "
+            "pair the adjacent coordinates (0, 1) and (2, 3)",
+        ),
+        (
+            lambda: rope_rotate(
+                np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], inv_freq=10000.0 ** (-np.arange(2) / 4)
+            )[0],
+            "the second pair turns with base^(-1/4): its frequency is base^(-2i/d) = base^(-2/4)",
+        ),
         (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [-1.0])[0], SIGN_HINT),
     ),
 )
@@ -195,9 +276,11 @@ def _():
 
 
 written_question(
-    "ex06_length_question", title="Exercise 2, question: the length after the rotation", points=1,
+    "ex06_length_question",
+    title="Exercise 2, question: the length after the rotation",
+    points=1,
     prompt="Print the two angles of rotated_d4 and the length of x before and after the rotation. "
-           "Explain why the lengths compare as they do, for any position and base.",
+    "Explain why the lengths compare as they do, for any position and base.",
     practises="the lesson's second exercise: each pair is turned, never stretched",
 )
 
@@ -214,19 +297,36 @@ def _under_one_turn_cases(rng: np.random.Generator) -> list[dict]:
 
 
 @function_exercise(
-    "ex06_pairs_under_one_turn", title="Exercise 3: pairs under one turn at a distance", points=2,
-    name="pairs_under_one_turn", cases=_under_one_turn_cases, tolerance=0.0,
+    "ex06_pairs_under_one_turn",
+    title="Exercise 3: pairs under one turn at a distance",
+    points=2,
+    name="pairs_under_one_turn",
+    cases=_under_one_turn_cases,
+    tolerance=0.0,
     practises="which pairs can still tell a distance apart: distance x omega_i below one full turn",
     mutants=(
-        Mutant("counted_the_others", "you counted the pairs that HAVE made a full turn: count those below one turn",
-               lambda d, distance, base: d // 2 - pairs_under_one_turn(distance, d, base)),
-        Mutant("half_turn", "one full turn is 2*pi radians, not pi",
-               lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < np.pi))),
-        Mutant("one_radian", "one full turn is 2*pi radians: compare the angle with 2*pi, not 1",
-               lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < 1.0))),
-        Mutant("i_not_2i", "your frequencies use i/d in the exponent: it is 2i/d",
-               lambda d, distance, base: int(np.count_nonzero(
-                   distance * base ** (-np.arange(d // 2) / d) < 2 * np.pi))),
+        Mutant(
+            "counted_the_others",
+            "you counted the pairs that HAVE made a full turn: count those below one turn",
+            lambda d, distance, base: d // 2 - pairs_under_one_turn(distance, d, base),
+        ),
+        Mutant(
+            "half_turn",
+            "one full turn is 2*pi radians, not pi",
+            lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < np.pi)),
+        ),
+        Mutant(
+            "one_radian",
+            "one full turn is 2*pi radians: compare the angle with 2*pi, not 1",
+            lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < 1.0)),
+        ),
+        Mutant(
+            "i_not_2i",
+            "your frequencies use i/d in the exponent: it is 2i/d",
+            lambda d, distance, base: int(
+                np.count_nonzero(distance * base ** (-np.arange(d // 2) / d) < 2 * np.pi)
+            ),
+        ),
     ),
 )
 def _(d, distance, base):
@@ -248,16 +348,30 @@ def _pair_where(index, case) -> str:
 
 
 @function_exercise(
-    "ex06_look_back_query", title="Exercise 4a: a query that looks D tokens back", points=2,
-    name="look_back_query", cases=_look_back_cases, where=_pair_where,
+    "ex06_look_back_query",
+    title="Exercise 4a: a query that looks D tokens back",
+    points=2,
+    name="look_back_query",
+    cases=_look_back_cases,
+    where=_pair_where,
     practises="building a head by hand: every pair's peak at the same distance D back (notebook 05)",
     mutants=(
-        Mutant("looks_ahead", "your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
-               "(the key sits before the query)", lambda d, D, base: look_back_query(int(d), -int(D), base)),
-        Mutant("no_frequency", "your angle is the same for every pair: pair i needs phi_i = -D omega_i, "
-               "its own frequency", lambda d, D, base: np.tile([np.cos(-D), np.sin(-D)], int(d) // 2)),
-        Mutant("cos_sin_swapped", "your pairs are (sin phi_i, cos phi_i): pair i is (cos phi_i, sin phi_i)",
-               lambda d, D, base: look_back_query(int(d), int(D), base).reshape(-1, 2)[:, ::-1].reshape(-1)),
+        Mutant(
+            "looks_ahead",
+            "your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
+            "(the key sits before the query)",
+            lambda d, D, base: look_back_query(int(d), -int(D), base),
+        ),
+        Mutant(
+            "no_frequency",
+            "your angle is the same for every pair: pair i needs phi_i = -D omega_i, its own frequency",
+            lambda d, D, base: np.tile([np.cos(-D), np.sin(-D)], int(d) // 2),
+        ),
+        Mutant(
+            "cos_sin_swapped",
+            "your pairs are (sin phi_i, cos phi_i): pair i is (cos phi_i, sin phi_i)",
+            lambda d, D, base: look_back_query(int(d), int(D), base).reshape(-1, 2)[:, ::-1].reshape(-1),
+        ),
     ),
 )
 def _(d, D, base):
@@ -276,24 +390,45 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
     cases = [{"d": 8, "D": 1, "m": int(rng.integers(2, 6)), "scale": 1.0}]
     for _ in range(5):
         D = int(rng.integers(1, 6))
-        cases.append({"d": int(2 * rng.integers(4, 33)), "D": D, "m": int(rng.integers(D, 300)),
-                      "scale": float(rng.choice([0.5, 1.0, 2.0, 4.0]))})
+        cases.append(
+            {
+                "d": int(2 * rng.integers(4, 33)),
+                "D": D,
+                "m": int(rng.integers(D, 300)),
+                "scale": float(rng.choice([0.5, 1.0, 2.0, 4.0])),
+            }
+        )
     return cases
 
 
 @function_exercise(
-    "ex06_look_back_weight", title="Exercise 4b: the attention weight D tokens back", points=2,
-    name="look_back_weight", cases=_weight_cases,
-    practises="the look-back head at work: softmax over rotated scores, and how scaling the query sharpens it",
+    "ex06_look_back_weight",
+    title="Exercise 4b: the attention weight D tokens back",
+    points=2,
+    name="look_back_weight",
+    cases=_weight_cases,
+    practises="the look-back head at work: softmax over rotated scores; scaling the query sharpens it",
     mutants=(
-        Mutant("scores_not_weights", "your answer is the score, not the softmax weight: divide exp(score) "
-               "by the sum over every key", lambda d, D, m, scale: float(
-                   scale * rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
-                   @ rope_rotate(same_content_keys(1, int(d)), [int(m) - int(D)])[0])),
-        Mutant("no_scale", "your weight does not change with the scale: multiply the scores by the scale "
-               "before the softmax", lambda d, D, m, scale: _look_back_weight(d, D, m, 1.0)),
-        Mutant("key_at_m", "your weight is that of the key at the query's own position m: the key D "
-               "positions back sits at m - D", lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m))),
+        Mutant(
+            "scores_not_weights",
+            "your answer is the score, not the softmax weight: divide exp(score) by the sum over every key",
+            lambda d, D, m, scale: float(
+                scale
+                * rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
+                @ rope_rotate(same_content_keys(1, int(d)), [int(m) - int(D)])[0]
+            ),
+        ),
+        Mutant(
+            "no_scale",
+            "your weight does not change with the scale: multiply the scores by the scale before the softmax",
+            lambda d, D, m, scale: _look_back_weight(d, D, m, 1.0),
+        ),
+        Mutant(
+            "key_at_m",
+            "your weight is that of the key at the query's own position m: the key D "
+            "positions back sits at m - D",
+            lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m)),
+        ),
     ),
 )
 def _(d, D, m, scale):
@@ -310,39 +445,60 @@ def _weight_on(d, D, m, scale, key):
 
 # ------------------------------------------------------------ Exercise 5: write the tests
 PUBLIC_MUTANTS = (
-    Mutant("no_rotation", "a candidate that rotates nothing: compare its output with rotated values",
-           rm.rope_no_rotation),
-    Mutant("norm_not_kept", "a candidate whose 'rotation' changes the length of the vectors: "
-           "a rotation keeps every pair's length", rm.rope_norm_not_kept),
-    Mutant("query_only", "a candidate that leaves the keys unrotated: check k as well as q",
-           rm.rope_query_only),
+    Mutant(
+        "no_rotation",
+        "a candidate that rotates nothing: compare its output with rotated values",
+        rm.rope_no_rotation,
+    ),
+    Mutant(
+        "norm_not_kept",
+        "a candidate whose 'rotation' changes the length of the vectors: "
+        "a rotation keeps every pair's length",
+        rm.rope_norm_not_kept,
+    ),
+    Mutant(
+        "query_only", "a candidate that leaves the keys unrotated: check k as well as q", rm.rope_query_only
+    ),
 )
 HIDDEN_MUTANTS = (
     Mutant("sign_flipped", "the angle's sign flipped for q and k alike", rm.rope_sign_flipped),
-    Mutant("positions_ignored", "tokens rotated at 0, 1, 2, ... whatever the positions given",
-           rm.rope_positions_ignored),
+    Mutant(
+        "positions_ignored",
+        "tokens rotated at 0, 1, 2, ... whatever the positions given",
+        rm.rope_positions_ignored,
+    ),
     Mutant("i_not_2i", "frequencies base^(-i/d) instead of base^(-2i/d)", rm.rope_i_not_2i),
     Mutant("split_half", "the split-half layout instead of adjacent pairs", rm.rope_split_half),
     Mutant("v_rotated", "V rotated like K", rm.rope_v_rotated),
     Mutant("cache_reset", "the queries' positions counted again from 0", rm.rope_cache_reset),
     Mutant("float16_angles", "angles rounded to float16", rm.rope_float16_angles),
-    Mutant("rotary_width_off", "the last pair left unrotated (a rotary width of d - 2)", rm.rope_rotary_width_off),
+    Mutant(
+        "rotary_width_off", "the last pair left unrotated (a rotary width of d - 2)", rm.rope_rotary_width_off
+    ),
     Mutant("base_wrong", "base 500000 instead of 10000", rm.rope_base_wrong),
     Mutant("key_rotated_twice", "every key rotated twice", rm.rope_key_rotated_twice),
-    Mutant("positions_off_by_one", "every position counted from 1 instead of 0", rm.rope_positions_off_by_one),
+    Mutant(
+        "positions_off_by_one", "every position counted from 1 instead of 0", rm.rope_positions_off_by_one
+    ),
 )
 
 checker_exercise(
-    "ex06_check_rope", title="Exercise 5: write the tests", points=4, name="check_rope",
+    "ex06_check_rope",
+    title="Exercise 5: write the tests",
+    points=4,
+    name="check_rope",
     correct=Mutant("correct", "the right implementation", rm.rope_correct),
-    public_mutants=PUBLIC_MUTANTS, hidden_mutants=HIDDEN_MUTANTS,
-    practises="writing the checks that catch silent RoPE bugs (graded by the hidden buggy implementations caught)",
+    public_mutants=PUBLIC_MUTANTS,
+    hidden_mutants=HIDDEN_MUTANTS,
+    practises="writing the checks that catch silent RoPE bugs (graded by the hidden buggy ones caught)",
 )
 
 written_question(
-    "ex06_shift_question", title="Exercise 5, question: what the shift check cannot see", points=1,
+    "ex06_shift_question",
+    title="Exercise 5, question: what the shift check cannot see",
+    points=1,
     prompt="A candidate that flips the sign of every angle, for q and k alike, passes the shift check "
-           "(move every position by the same amount: the scores do not change). Why does it pass, "
-           "and which check in your check_rope catches it?",
-    practises="why only a comparison with independently computed values at non-zero positions catches some bugs",
+    "(move every position by the same amount: the scores do not change). Why does it pass, "
+    "and which check in your check_rope catches it?",
+    practises="why only a comparison with values computed another way (non-zero positions) catches some bugs",
 )

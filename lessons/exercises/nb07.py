@@ -14,13 +14,25 @@ from ._spec import Mutant, function_exercise, written_question
 
 
 def _gap_cases(rng: np.random.Generator) -> list[dict]:
-    cases = [{"q": rng.normal(size=4).round(2).tolist(), "k": rng.normal(size=4).round(2).tolist(),
-              "starts": [0, int(rng.integers(1, 10))], "gap": int(rng.integers(1, 4))}]
-    for i in range(5):
+    cases = [
+        {
+            "q": rng.normal(size=4).round(2).tolist(),
+            "k": rng.normal(size=4).round(2).tolist(),
+            "starts": [0, int(rng.integers(1, 10))],
+            "gap": int(rng.integers(1, 4)),
+        }
+    ]
+    for _ in range(5):
         d = int(2 * rng.integers(2, 33))
         starts = sorted(int(s) for s in rng.choice(5000, size=int(rng.integers(2, 6)), replace=False))
-        cases.append({"q": rng.normal(size=d).tolist(), "k": rng.normal(size=d).tolist(),
-                      "starts": starts, "gap": int(rng.integers(1, 20))})
+        cases.append(
+            {
+                "q": rng.normal(size=d).tolist(),
+                "k": rng.normal(size=d).tolist(),
+                "starts": starts,
+                "gap": int(rng.integers(1, 20)),
+            }
+        )
     return cases
 
 
@@ -44,27 +56,53 @@ def _sin_cos_swapped(q, k, starts, gap):
 
 
 @function_exercise(
-    "ex07_gap_scores", title="Exercise 1: one gap at several starts, rotated and added", points=3,
-    name="gap_scores", cases=_gap_cases, where=_gap_where,
-    practises="the fixed-gap experiment: rotary scores depend on the gap only, added scores on the starts too",
+    "ex07_gap_scores",
+    title="Exercise 1: one gap at several starts, rotated and added",
+    points=3,
+    name="gap_scores",
+    cases=_gap_cases,
+    where=_gap_where,
+    practises="the fixed-gap experiment: rotary scores depend on the gap only, added ones on the start too",
     mutants=(
-        Mutant("rotary_sign_flipped", "your rotary scores are what you get with the angle's sign flipped: "
-               "look at the minus sign in the rotation", lambda q, k, starts, gap: _both(
-                   [rotary_score(q, k, -m, -(m + gap)) for m in np.asarray(starts, dtype=int)],
-                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[1])),
-        Mutant("key_at_query_position", "your scores put the key at the query's position: the key sits "
-               "at start + gap", lambda q, k, starts, gap: _both(
-                   [rotary_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
-                   [added_score(q, k, m, m) for m in np.asarray(starts, dtype=int)])),
-        Mutant("sin_cos_swapped", "your added position vector has cos at the even coordinates: P[m] holds "
-               "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1", _sin_cos_swapped),
-        Mutant("nothing_added", "your added scores do not change with the positions: add P[m] to q and "
-               "P[m + gap] to k before the dot product", lambda q, k, starts, gap: _both(
-                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0],
-                   [float(np.dot(q, k))] * len(starts))),
-        Mutant("rows_swapped", "your two rows are swapped: row 0 holds the rotary scores, row 1 the added "
-               "ones", lambda q, k, starts, gap: np.array(
-                   fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[::-1])),
+        Mutant(
+            "rotary_sign_flipped",
+            "your rotary scores are what you get with the angle's sign flipped: "
+            "look at the minus sign in the rotation",
+            lambda q, k, starts, gap: _both(
+                [rotary_score(q, k, -m, -(m + gap)) for m in np.asarray(starts, dtype=int)],
+                fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[1],
+            ),
+        ),
+        Mutant(
+            "key_at_query_position",
+            "your scores put the key at the query's position: the key sits at start + gap",
+            lambda q, k, starts, gap: _both(
+                [rotary_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
+                [added_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
+            ),
+        ),
+        Mutant(
+            "sin_cos_swapped",
+            "your added position vector has cos at the even coordinates: P[m] holds "
+            "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1",
+            _sin_cos_swapped,
+        ),
+        Mutant(
+            "nothing_added",
+            "your added scores do not change with the positions: add P[m] to q and "
+            "P[m + gap] to k before the dot product",
+            lambda q, k, starts, gap: _both(
+                fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0],
+                [float(np.dot(q, k))] * len(starts),
+            ),
+        ),
+        Mutant(
+            "rows_swapped",
+            "your two rows are swapped: row 0 holds the rotary scores, row 1 the added ones",
+            lambda q, k, starts, gap: np.array(
+                fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[::-1]
+            ),
+        ),
     ),
 )
 def _(q, k, starts, gap):
@@ -73,9 +111,11 @@ def _(q, k, starts, gap):
 
 
 written_question(
-    "ex07_spread_question", title="Exercise 1, question: the two spreads", points=1,
+    "ex07_spread_question",
+    title="Exercise 1, question: the two spreads",
+    points=1,
     prompt="Run gap_scores on the notebook's q and k at starts 3, 10, 100, 4000 with gap 2, and print "
-           "each row's spread (largest minus smallest). Why is one spread tiny but not exactly zero, "
-           "and why is the other large?",
-    practises="reading the experiment: float64 rounding of the angle versus the position leaking into the score",
+    "each row's spread (largest minus smallest). Why is one spread tiny but not exactly zero, "
+    "and why is the other large?",
+    practises="reading the experiment: float64 rounding of the angle vs the position leaking into the score",
 )

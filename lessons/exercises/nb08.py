@@ -14,8 +14,10 @@ from ..kv_cache import RotaryKVCache
 from ..rope import interleaved_to_split_half_permutation, rope_rotate
 from ._spec import Mutant, function_exercise, value_exercise, written_question
 
-SIGN_HINT = ("your output is what you get with the angle's sign flipped (a clockwise turn): "
-             "look at the minus sign in the rotation")
+SIGN_HINT = (
+    "your output is what you get with the angle's sign flipped (a clockwise turn): "
+    "look at the minus sign in the rotation"
+)
 
 # Exercise 3's data (the double rotation), as the notebook shows it.
 RAW_KEYS = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
@@ -45,14 +47,24 @@ def _split_where(index, case) -> str:
 
 
 @function_exercise(
-    "ex08_rotate_split_half", title="Exercise 1: rotate with split-half pairs", points=2,
-    name="rotate_split_half", cases=_rotate_split_half_cases, where=_split_where,
+    "ex08_rotate_split_half",
+    title="Exercise 1: rotate with split-half pairs",
+    points=2,
+    name="rotate_split_half",
+    cases=_rotate_split_half_cases,
+    where=_split_where,
     practises="the split-half layout: pair i is (x_i, x_{i+d/2})",
     mutants=(
-        Mutant("interleaved", "your output pairs adjacent coordinates (2i, 2i+1): this exercise pairs "
-               "x[i] with x[i + d/2]", lambda x, position: rope_rotate(np.asarray(x)[None, :], [position])[0]),
-        Mutant("sign_flipped", SIGN_HINT, lambda x, position: rope_rotate(
-            np.asarray(x)[None, :], [-position], layout="split_half")[0]),
+        Mutant(
+            "interleaved",
+            "your output pairs adjacent coordinates (2i, 2i+1): this exercise pairs x[i] with x[i + d/2]",
+            lambda x, position: rope_rotate(np.asarray(x)[None, :], [position])[0],
+        ),
+        Mutant(
+            "sign_flipped",
+            SIGN_HINT,
+            lambda x, position: rope_rotate(np.asarray(x)[None, :], [-position], layout="split_half")[0],
+        ),
     ),
 )
 def _(x, position):
@@ -82,20 +94,31 @@ def _permute_where(index, case) -> str:
 
 
 @function_exercise(
-    "ex08_split_half_rows", title="Exercise 2: convert a two-head projection to split-half", points=3,
-    name="split_half_rows", cases=_permute_cases, where=_permute_where,
+    "ex08_split_half_rows",
+    title="Exercise 2: convert a two-head projection to split-half",
+    points=3,
+    name="split_half_rows",
+    cases=_permute_cases,
+    where=_permute_where,
     practises="the per-head permutation of W_q / W_k rows when converting interleaved weights to split-half",
     mutants=(
-        Mutant("whole_matrix", "your rows are permuted across the whole projection: the permutation "
-               "works within each head's slice of d rows", lambda w, n_heads: np.asarray(w)[
-                   interleaved_to_split_half_permutation(np.shape(w)[0])]),
-        Mutant("inverse", "your rows are permuted the other way (split-half to interleaved): the first "
-               "rows of each head must be its rows 0, 2, 4, ...", lambda w, n_heads: _per_head_inverse(w, n_heads)),
-        Mutant("unchanged", "your projection is unchanged: reorder the rows of each head",
-               lambda w, n_heads: np.asarray(w)),
-        Mutant("columns", "you permuted the columns (the model's input axis): the rows are the head's "
-               "output coordinates", lambda w, n_heads: _per_head(np.asarray(w).T, 1).T
-               if np.shape(w)[1] % 2 == 0 else None),
+        Mutant(
+            "whole_matrix",
+            "your rows are permuted across the whole projection: the permutation "
+            "works within each head's slice of d rows",
+            lambda w, n_heads: np.asarray(w)[interleaved_to_split_half_permutation(np.shape(w)[0])],
+        ),
+        Mutant(
+            "inverse",
+            "your rows are permuted the other way (split-half to interleaved): the first "
+            "rows of each head must be its rows 0, 2, 4, ...",
+            lambda w, n_heads: _per_head_inverse(w, n_heads),
+        ),
+        Mutant(
+            "unchanged",
+            "your projection is unchanged: reorder the rows of each head",
+            lambda w, n_heads: np.asarray(w),
+        ),
     ),
 )
 def _(w, n_heads):
@@ -110,12 +133,14 @@ def _per_head_inverse(w, n_heads):
 
 
 @value_exercise(
-    "ex08_double_rotation_bug", title="Exercise 3: the decoding step's scores, fixed", points=2,
-    name="fixed_scores", where=lambda index, case: f"the score of the key cached at position {index[0]}",
+    "ex08_double_rotation_bug",
+    title="Exercise 3: the decoding step's scores, fixed",
+    points=2,
+    name="fixed_scores",
+    where=lambda index, case: f"the score of the key cached at position {index[0]}",
     practises="finding a double rotation through the cache (rotate each key exactly once)",
     wrong_values=(
-        (lambda: _double_rotated(),
-         "these are the buggy code's scores: the cached keys are rotated again"),
+        (lambda: _double_rotated(), "these are the buggy code's scores: the cached keys are rotated again"),
     ),
 )
 def _():
@@ -137,12 +162,21 @@ def _cache_scores(query_position):
 
 
 @value_exercise(
-    "ex08_cache_reset_bug", title="Exercise 4: the cache that forgets where it is, fixed", points=2,
-    name="cache_fixed_scores", where=lambda index, case: f"the score of the key cached at position {index[0]}",
+    "ex08_cache_reset_bug",
+    title="Exercise 4: the cache that forgets where it is, fixed",
+    points=2,
+    name="cache_fixed_scores",
+    where=lambda index, case: f"the score of the key cached at position {index[0]}",
     practises="finding a cache position reset (the new query must sit after the cached keys)",
     wrong_values=(
-        (lambda: _cache_scores(0), "these are the buggy code's scores: the new query is still rotated at position 0"),
-        (lambda: _cache_scores(2), "the new token comes after the three cached ones: its position is 3, not 2"),
+        (
+            lambda: _cache_scores(0),
+            "these are the buggy code's scores: the new query is still rotated at position 0",
+        ),
+        (
+            lambda: _cache_scores(2),
+            "the new token comes after the three cached ones: its position is 3, not 2",
+        ),
         (lambda: _cache_scores(3) * np.sqrt(2), "the scores are divided by sqrt(d) = sqrt(2)"),
     ),
 )
@@ -151,12 +185,17 @@ def _():
 
 
 @value_exercise(
-    "ex08_layout_bug", title="Exercise 5: weights from another layout, rotated correctly", points=2,
-    name="layout_fixed_rotation", where=lambda index, case: f"coordinate {index[0]}",
+    "ex08_layout_bug",
+    title="Exercise 5: weights from another layout, rotated correctly",
+    points=2,
+    name="layout_fixed_rotation",
+    where=lambda index, case: f"coordinate {index[0]}",
     practises="finding a layout mismatch: split-half weights rotated by interleaved code",
     wrong_values=(
-        (lambda: rope_rotate(LAYOUT_X[None, :], [LAYOUT_POSITION])[0],
-         "this is the buggy code's rotation (adjacent pairs): pair i is (x[i], x[i + 3])"),
+        (
+            lambda: rope_rotate(LAYOUT_X[None, :], [LAYOUT_POSITION])[0],
+            "this is the buggy code's rotation (adjacent pairs): pair i is (x[i], x[i + 3])",
+        ),
         (lambda: LAYOUT_X, "this is x unrotated"),
     ),
 )
@@ -165,7 +204,9 @@ def _():
 
 
 written_question(
-    "ex08_why_not_v", title="Question: why is V never rotated?", points=1,
+    "ex08_why_not_v",
+    title="Question: why is V never rotated?",
+    points=1,
     prompt="Why are only the queries and keys rotated, never the values? What would rotating V do?",
     practises="where position enters attention: the scores, not the content that is mixed",
 )

@@ -20,16 +20,26 @@ from ._spec import Mutant, function_exercise
 
 def _yarn_cases(rng: np.random.Generator) -> list[dict]:
     cases = [
-        {"d": 8, "factor": float(rng.choice([2.0, 4.0])), "original_length": int(rng.integers(2, 7))},  # low == high
-        {"d": int(rng.choice([8, 16])), "factor": 4.0, "original_length": int(rng.integers(64, 190))},  # low < 0
+        {
+            "d": 8,
+            "factor": float(rng.choice([2.0, 4.0])),
+            "original_length": int(rng.integers(2, 7)),
+        },  # low == high
+        {
+            "d": int(rng.choice([8, 16])),
+            "factor": 4.0,
+            "original_length": int(rng.integers(64, 190)),
+        },  # low < 0
         {"d": 4, "factor": float(rng.choice([4.0, 8.0])), "original_length": 10**12},
     ]
     for _ in range(5):
-        cases.append({
-            "d": int(rng.choice([8, 16, 32, 64, 96, 128, 256])),
-            "factor": float(rng.choice([2.0, 4.0, 8.0, 16.0, 32.0])),
-            "original_length": int(rng.choice([256, 512, 1024, 2048, 4096, 8192, 32768])),
-        })
+        cases.append(
+            {
+                "d": int(rng.choice([8, 16, 32, 64, 96, 128, 256])),
+                "factor": float(rng.choice([2.0, 4.0, 8.0, 16.0, 32.0])),
+                "original_length": int(rng.choice([256, 512, 1024, 2048, 4096, 8192, 32768])),
+            }
+        )
     return cases
 
 
@@ -53,20 +63,36 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
 
 
 @function_exercise(
-    "ex09_yarn_inv_freq", title="Exercise 1: YaRN's frequencies", points=3, name="yarn_inv_freq",
-    cases=_yarn_cases, where=lambda index, case: f"pair {index[0]}",
+    "ex09_yarn_inv_freq",
+    title="Exercise 1: YaRN's frequencies",
+    points=3,
+    name="yarn_inv_freq",
+    cases=_yarn_cases,
+    where=lambda index, case: f"pair {index[0]}",
     practises="YaRN's per-pair ramp between keeping and interpolating a frequency, with its clamps",
     mutants=(
-        Mutant("no_clamps", "your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
-               "to at least 0 and high to at most d - 1", lambda d, factor, original_length: _yarn_unclamped(
-                   d, factor, original_length, clamp=False)),
-        Mutant("no_epsilon", "when low == high your ramp divides by zero: add 0.001 to high in that case",
-               lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, epsilon=False)),
-        Mutant("ramp_reversed", "your ramp divides the fast pairs: the pairs below low keep their "
-               "frequency and those above high are divided by the factor",
-               lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, reverse=True)),
-        Mutant("all_divided", "you divided every frequency by the factor (linear interpolation): YaRN "
-               "keeps the fast pairs", lambda d, factor, original_length: pair_frequencies(d) / factor),
+        Mutant(
+            "no_clamps",
+            "your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
+            "to at least 0 and high to at most d - 1",
+            lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, clamp=False),
+        ),
+        Mutant(
+            "no_epsilon",
+            "when low == high your ramp divides by zero: add 0.001 to high in that case",
+            lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, epsilon=False),
+        ),
+        Mutant(
+            "ramp_reversed",
+            "your ramp divides the fast pairs: the pairs below low keep their "
+            "frequency and those above high are divided by the factor",
+            lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, reverse=True),
+        ),
+        Mutant(
+            "all_divided",
+            "you divided every frequency by the factor (linear interpolation): YaRN keeps the fast pairs",
+            lambda d, factor, original_length: pair_frequencies(d) / factor,
+        ),
     ),
 )
 def _(d, factor, original_length):
@@ -79,8 +105,14 @@ def _unseen_cases(rng: np.random.Generator) -> list[dict]:
         trained = int(rng.choice([512, 1024, 2048, 4096, 8192]))
         factor = float(rng.choice([2.0, 4.0, 8.0, 16.0]))
         length = int(trained * factor * rng.choice([0.5, 1.0, 2.0]))
-        cases.append({"d": int(rng.choice([16, 32, 64, 96, 128, 256])), "trained_length": trained,
-                      "length": length, "factor": factor})
+        cases.append(
+            {
+                "d": int(rng.choice([16, 32, 64, 96, 128, 256])),
+                "trained_length": trained,
+                "length": length,
+                "factor": factor,
+            }
+        )
     return cases
 
 
@@ -89,20 +121,36 @@ def _unseen(d, trained_length, length, inv_freq):
 
 
 @function_exercise(
-    "ex09_unseen_pairs", title="Exercise 2: pairs still past their trained range under NTK-aware scaling",
-    points=2, name="unseen_pairs", cases=_unseen_cases, tolerance=0.0,
+    "ex09_unseen_pairs",
+    title="Exercise 2: pairs still past their trained range under NTK-aware scaling",
+    points=2,
+    name="unseen_pairs",
+    cases=_unseen_cases,
+    tolerance=0.0,
     practises="which pairs meet angles they never saw in training, after NTK-aware scaling",
     mutants=(
-        Mutant("no_scaling", "your count is that of the unscaled frequencies: use the NTK-aware base "
-               "theta * s^(d/(d-2))", lambda d, trained_length, length, factor: _unseen(
-                   d, trained_length, length, pair_frequencies(d))),
-        Mutant("full_turn_ignored", "you counted pairs whose trained range already reached a full turn: "
-               "those have seen every angle", lambda d, trained_length, length, factor: int(np.sum(
-                   length * ntk_aware_frequencies(d, factor)
-                   > trained_length * pair_frequencies(d) * (1 + 1e-9)))),
-        Mutant("linear_base", "your NTK-aware base is theta * s: it is theta * s^(d/(d-2))",
-               lambda d, trained_length, length, factor: _unseen(
-                   d, trained_length, length, pair_frequencies(d, 10000.0 * factor))),
+        Mutant(
+            "no_scaling",
+            "your count is that of the unscaled frequencies: use the NTK-aware base theta * s^(d/(d-2))",
+            lambda d, trained_length, length, factor: _unseen(d, trained_length, length, pair_frequencies(d)),
+        ),
+        Mutant(
+            "full_turn_ignored",
+            "you counted pairs whose trained range already reached a full turn: those have seen every angle",
+            lambda d, trained_length, length, factor: int(
+                np.sum(
+                    length * ntk_aware_frequencies(d, factor)
+                    > trained_length * pair_frequencies(d) * (1 + 1e-9)
+                )
+            ),
+        ),
+        Mutant(
+            "linear_base",
+            "your NTK-aware base is theta * s: it is theta * s^(d/(d-2))",
+            lambda d, trained_length, length, factor: _unseen(
+                d, trained_length, length, pair_frequencies(d, 10000.0 * factor)
+            ),
+        ),
     ),
 )
 def _(d, trained_length, length, factor):

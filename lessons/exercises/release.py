@@ -53,20 +53,40 @@ _REGION = re.compile(
 
 def answer_metadata(grade_id: str) -> dict:
     """nbgrader schema 3 metadata of an autograded answer cell."""
-    return {"grade": False, "grade_id": grade_id, "locked": False, "schema_version": 3,
-            "solution": True, "task": False}
+    return {
+        "grade": False,
+        "grade_id": grade_id,
+        "locked": False,
+        "schema_version": 3,
+        "solution": True,
+        "task": False,
+    }
 
 
 def check_metadata(grade_id: str, points: float) -> dict:
     """nbgrader schema 3 metadata of the locked check (autograder test) cell of ``grade_id``."""
-    return {"grade": True, "grade_id": f"{grade_id}_check", "locked": True, "points": points,
-            "schema_version": 3, "solution": False, "task": False}
+    return {
+        "grade": True,
+        "grade_id": f"{grade_id}_check",
+        "locked": True,
+        "points": points,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
 
 
 def written_metadata(grade_id: str, points: float) -> dict:
     """nbgrader schema 3 metadata of a manually graded (written) answer cell."""
-    return {"grade": True, "grade_id": grade_id, "locked": False, "points": points,
-            "schema_version": 3, "solution": True, "task": False}
+    return {
+        "grade": True,
+        "grade_id": grade_id,
+        "locked": False,
+        "points": points,
+        "schema_version": 3,
+        "solution": True,
+        "task": False,
+    }
 
 
 def has_solution(source: str) -> bool:
@@ -117,16 +137,20 @@ def student_notebook(solution):
                 value_name = ex.name
             if ex is not None and ex.kind == "written":
                 if cell.cell_type != "markdown" or dict(cell.metadata["nbgrader"]) != written_metadata(
-                        ex.grade_id, ex.points):
-                    raise ValueError(f"{grade_id}: a written answer is a markdown cell with metadata "
-                                     f"{written_metadata(ex.grade_id, ex.points)}")
+                    ex.grade_id, ex.points
+                ):
+                    raise ValueError(
+                        f"{grade_id}: a written answer is a markdown cell with metadata "
+                        f"{written_metadata(ex.grade_id, ex.points)}"
+                    )
         cell.source = stub_source(cell.source, cell.cell_type, value_name)
     return nb
 
 
 def solution_notebooks() -> list[Path]:
-    return sorted(p for p in (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")
-                  if BEGIN in p.read_text(encoding="utf-8"))
+    return sorted(
+        p for p in (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb") if BEGIN in p.read_text(encoding="utf-8")
+    )
 
 
 def release(solution_path: Path, out_dir: Path, execute: bool = True) -> Path:
@@ -152,8 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Write notebooks/NN_*.ipynb (student versions, executed) from solutions/NN_*.ipynb.",
     )
     parser.add_argument("solutions", nargs="*", type=Path, help="solution notebooks (default: all)")
-    parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 if a committed student notebook differs")
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 if a committed student notebook differs"
+    )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.solutions] or solution_notebooks()
     if not paths:
@@ -201,8 +226,12 @@ def _joined_streams(outputs) -> list:
     joined = []
     for out in outputs:
         prev = joined[-1] if joined else None
-        if (out.get("output_type") == "stream" and prev is not None
-                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+        if (
+            out.get("output_type") == "stream"
+            and prev is not None
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
             joined[-1] = {**prev, "text": prev.get("text", "") + out.get("text", "")}
         else:
             joined.append(out)
