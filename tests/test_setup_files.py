@@ -1,6 +1,6 @@
 """The set-up files agree with each other and with the README.
 
-pyproject.toml's dependencies plus its ``test`` extra and environment.yml must list the same
+pyproject.toml's dependencies plus its extras test, browser and site, and environment.yml, list the same
 packages with the same version ranges (ranges, not pins); the README's two set-up commands
 must be there; CI must run the README's test command.
 """
@@ -21,6 +21,8 @@ else:  # pragma: no cover - Python 3.10
     tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
+# The extras CI installs and environment.yml lists (others, e.g. a benchmark's, are optional).
+CI_EXTRAS = {"test", "browser", "site"}
 NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
 
 
@@ -39,7 +41,8 @@ def pyproject() -> dict:
 
 def pyproject_requirements() -> dict[str, str]:
     project = pyproject()["project"]
-    reqs = list(project["dependencies"]) + list(project["optional-dependencies"]["test"])
+    extras = [project["optional-dependencies"][name] for name in sorted(CI_EXTRAS)]
+    reqs = list(project["dependencies"]) + [r for extra in extras for r in extra]
     out = dict(split_requirement(r) for r in reqs)
     assert len(out) == len(reqs), "a package is listed twice in pyproject.toml"
     return out
@@ -149,14 +152,30 @@ def ci_commands() -> list[list[str]]:
     return [shlex.split(line) for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
+def ci_extras(command: list[str]) -> set[str]:
+    """The extras a ``pip install -e ".[a,b]"`` command installs."""
+    spec = next((a for a in command if a.startswith(".[")), "")
+    return set(spec[2:-1].split(",")) if spec.endswith("]") else set()
+
+
 def test_ci_runs_python_m_pytest():
     commands = ci_commands()
     assert ["python", "-m", "pytest"] in [c[:3] for c in commands]
-    assert any(c[:4] == ["python", "-m", "pip", "install"] and "-e" in c and ".[test]" in c for c in commands)
+    installs = [c for c in commands if c[:4] == ["python", "-m", "pip", "install"] and "-e" in c]
+    # CI installs the tests, the browser check and the site builder: all three are tested.
+    assert any(ci_extras(c) >= CI_EXTRAS for c in installs)
+    assert CI_EXTRAS <= set(pyproject()["project"]["optional-dependencies"])
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
     pytest_line = next(i for i, c in enumerate(commands) if c[:3] == ["python", "-m", "pytest"])
-    install_line = next(i for i, c in enumerate(commands) if ".[test]" in c)
+    install_line = next(i for i, c in enumerate(commands) if "test" in ci_extras(c))
     assert install_line < pytest_line
+
+
+def test_ci_installs_chromium_from_the_distribution_not_a_playwright_download():
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^\S.*\bapt_get_install chromium$", text, flags=re.M)
+    assert re.search(r"apt-get install -y -qq \"\$@\"", text)
+    assert "playwright install" not in text
 
 
 def test_pytest_configuration_runs_the_notebooks_under_nbval():
