@@ -13,7 +13,7 @@ from .._modules import import_all
 from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
 
 # One module per notebook, listed here: a module named here that cannot be imported is an error.
-MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09")
+MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09", "nb10")
 
 
 def _load() -> None:
