@@ -5,7 +5,14 @@ import numpy as np
 from ..attention import softmax
 from ..frequencies import pair_frequencies
 from ..kv_cache import RotaryKVCache, positions_from_attention_mask
-from ..precision import angles_in, positions_rounding_to, rotate_with_angles, to_bfloat16, to_float16
+from ..precision import (
+    angles_in,
+    positions_rounding_to,
+    rotate_with_angles,
+    round_to,
+    to_bfloat16,
+    to_float16,
+)
 from ..rope import (
     apply_rope,
     interleaved_to_split_half_permutation,
@@ -442,3 +449,12 @@ def pitfall7_change():
 @below(1e-12)
 def pitfall7_shift_blind():
     return shift_change()
+
+
+@claim("08.pitfall6.significant_bits", "Significant bits kept by float32, float16 and bfloat16 (the first integer they cannot hold is 2^bits + 1)", ("24", "11", "8"), tolerance=0)
+def pitfall6_significant_bits():
+    def bits(dtype):
+        odd = 2.0 ** np.arange(1, 30) + 1          # 3, 5, 9, ...: the first one lost is 2^bits + 1
+        return int(np.log2(odd[round_to(odd, dtype) != odd][0] - 1))
+
+    return [bits(dtype) for dtype in ("float32", "float16", "bfloat16")]
