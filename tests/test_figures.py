@@ -5,6 +5,7 @@ read-outs) and compares it with the package's own rotation and frequency code.
 """
 
 import base64
+import json
 import re
 
 import matplotlib
@@ -114,7 +115,7 @@ def test_draw_arrow_rejects_points_that_are_not_2d():
 @pytest.mark.parametrize("q_position, k_position", [(0, 0), (0, 1), (3, 4), (4, 3), (4, 2), (0, 7), (9, 2)])
 def test_pair_state_dot_is_cos_of_the_distance(q_position, k_position):
     state = motion.pair_state(q_position, k_position)
-    assert state.distance == k_position - q_position
+    assert state.distance == q_position - k_position  # how far back the key sits
     assert state.dot == pytest.approx(np.cos(k_position - q_position), abs=1e-12)
     np.testing.assert_allclose(state.q, [np.cos(q_position), np.sin(q_position)], atol=1e-12)
 
@@ -136,7 +137,7 @@ def test_pair_picture_draws_the_state_it_returns():
     np.testing.assert_allclose(drawn["k"][1], state.k)
     np.testing.assert_allclose(picture.bar.get_xdata(), [0, np.cos(2)])
     assert picture.dot_label.get_text() == f"dot {np.cos(2):.4f}"
-    assert "Q at 4, K at 2 (distance 2)" in ax.get_title()
+    assert ax.get_title() == "Q at 4, K at 2, distance 2"
 
 
 def test_the_story_moves_both_by_3_then_k_back_to_2():
@@ -175,13 +176,35 @@ def test_animation_embeds_one_png_per_frame_and_stays_small():
     assert len(html) < 600_000
 
 
-def test_animation_html_shows_the_first_frame_without_its_script():
-    html = motion.animation_html(motion.moving_animation())
-    img = re.search(r'<img id="_anim_img[0-9a-f]+" src="(data:image/png;base64,[^"]+)">', html)
-    assert img is not None, "the player's <img> must carry frame 0 for an untrusted notebook"
-    frame0 = re.search(r'frames\[0\] = "(data:image/png;base64,.*?)"', html, re.S).group(1)
-    assert img.group(1) == frame0.replace("\\\n", "")
+def test_animation_html_shows_a_still_frame_and_a_note_where_scripts_do_not_run():
+    anim = motion.moving_animation()
+    html = motion.animation_html(anim)
+    # Outside the one script, the page holds the first frame and the note, and no player:
+    # no buttons, no slider (a view that strips scripts shows exactly this).
+    static, script = html.split("<script>", 1)
+    assert "<button" not in static and "<input" not in static
+    img = re.search(r'<img src="(data:image/png;base64,[^"]+)"', static)
+    assert img is not None
     assert base64.b64decode(img.group(1).split(",", 1)[1]).startswith(b"\x89PNG")
+    assert "run this cell" in static
+    # The script carries the whole player, with frame 0 equal to the still picture.
+    assert script.count("</script>") == 1 and script.rstrip().endswith("</script>")
+    literal = re.search(r"box\.innerHTML = (\".*\");\n", script).group(1)
+    player = json.loads(literal.replace("<\\/", "</"))
+    assert 'class="animation"' in player and player.count("<button") == 9
+    frame0 = re.search(r'frames\[0\] = "(data:image/png;base64,.*?)"', player, re.S).group(1)
+    assert img.group(1) == frame0.replace("\\\n", "")
+
+
+def test_animation_html_refuses_what_is_not_a_player_and_an_empty_note():
+    class NotAPlayer:
+        def to_jshtml(self):
+            return "<p>no frames here</p>"
+
+    with pytest.raises(ValueError, match="holds no frames\\[0\\] image"):
+        motion.animation_html(NotAPlayer())
+    with pytest.raises(ValueError, match="note must be a non-empty string"):
+        motion.animation_html(motion.moving_animation(), note=" ")
 
 
 def test_explorer_keeps_its_picture_at_its_own_size():
@@ -204,7 +227,7 @@ def test_explorer_sliders_move_the_dot_to_cos_of_the_distance():
     assert first_image.startswith(b"\x89PNG")
     explorer.q_slider.value = 3
     explorer.k_slider.value = 10
-    assert explorer.state.distance == 7
+    assert explorer.state.distance == -7  # the key 7 positions after the query
     assert explorer.state.dot == pytest.approx(np.cos(7), abs=1e-12)
     assert explorer.readout.value.endswith("dot 0.75390225")
     assert bytes(explorer.image.value) != first_image

@@ -1,7 +1,13 @@
-"""Claims of notebook 02: radians, position times frequency, relative position."""
+"""Claims of notebook 02: radians, position times frequency, relative position.
+
+Distance, here as in the notebook, is the query's position minus the key's: a key two
+positions before its query is at distance 2, a key after its query at a negative distance.
+"""
 
 import numpy as np
 
+from ..frequencies import pair_frequencies
+from ..rope import rope_rotate
 from ..rotation import radians_to_degrees, rotate_2d
 from ._registry import claim
 
@@ -33,12 +39,12 @@ def dot_positions_0_0():
     return rotated_dot(0, 0)
 
 
-@claim("02.dot.positions_0_1", "Same content at positions 0 and 1: dot cos 1", "0.54030231")
+@claim("02.dot.positions_0_1", "Same content, Q at 0, K at 1, distance -1 (a key after its query): dot cos 1", "0.54030231")
 def dot_positions_0_1():
     return rotated_dot(0, 1)
 
 
-@claim("02.dot.positions_3_4", "Both moved by 3 (positions 3 and 4): dot still", "0.54030231")
+@claim("02.dot.positions_3_4", "Both moved by 3, Q at 3, K at 4, distance -1: dot still", "0.54030231")
 def dot_positions_3_4():
     return rotated_dot(3, 4)
 
@@ -54,21 +60,93 @@ def identity():
     return float(np.max(np.abs(both - relative) / (1 + np.abs(both))))
 
 
-@claim("02.cos_distance.2", "Dot of rotated [1,0] pairs at distance 2: cos 2", "-0.41614684")
+@claim("02.cos_distance.2", "Rotated [1,0] pairs, Q at 7, K at 5, distance 2: dot cos 2", "-0.41614684")
 def cos_distance_2():
-    return rotated_dot(0, 2)
+    return rotated_dot(7, 5)
 
 
-@claim("02.cos_distance.7", "Dot of rotated [1,0] pairs at distance 7: cos 7", "0.75390225")
+@claim("02.cos_distance.7", "Rotated [1,0] pairs, Q at 7, K at 0, distance 7: dot cos 7", "0.75390225")
 def cos_distance_7():
-    return rotated_dot(0, 7)
+    return rotated_dot(7, 0)
 
 
-@claim("02.moving.both_shift_3", "Q at 1, K at 0, both moved by 3 (Q 4, K 3): dot", "0.54030231")
+@claim("02.cos_distance.sign", "Distance 2 and distance -2 (Q at 5, K at 7) give the same dot: difference", "0", tolerance=1e-12)
+def cos_distance_sign():
+    return abs(rotated_dot(7, 5) - rotated_dot(5, 7))
+
+
+@claim("02.moving.both_shift_3", "Q at 1, K at 0, distance 1; both moved by 3 (Q at 4, K at 3, distance 1): dot", "0.54030231")
 def moving_both_shift_3():
     return rotated_dot(4, 3)
 
 
-@claim("02.moving.k_to_2", "Then K moves from 3 to 2 (distance 2): the dot crosses below 0", "-0.41614684")
+@claim("02.moving.k_to_2", "Then K moves from 3 to 2 (Q at 4, K at 2, distance 2): the dot crosses below 0", "-0.41614684")
 def moving_k_to_2():
     return rotated_dot(4, 2)
+
+
+# --- The optional box: where the rotation comes from (complex numbers) ---------------------
+
+
+def as_complex(pairs) -> np.ndarray:
+    """Pairs [..., 2] as complex numbers a + ib (the view Meta's LLaMA code takes)."""
+    pairs = np.asarray(pairs, dtype=np.float64)
+    return pairs[..., 0] + 1j * pairs[..., 1]
+
+
+def complex_score(q, k, m, n, theta) -> np.ndarray:
+    """Re[(q e^{i m theta}) conj(k e^{i n theta})] for pairs q, k [..., 2]."""
+    return np.real(as_complex(q) * np.exp(1j * m * theta) * np.conj(as_complex(k) * np.exp(1j * n * theta)))
+
+
+def meta_complex_rope(x, positions, base=10000.0) -> np.ndarray:
+    """RoPE as Meta's LLaMA computes it: view adjacent pairs of x [T, d] as complex
+    numbers, multiply pair i at position m by e^{i m omega_i}, view the result as reals."""
+    x = np.asarray(x, dtype=np.float64)
+    omega = pair_frequencies(x.shape[-1], base)
+    turns = np.exp(1j * np.outer(positions, omega))  # torch.polar(ones, positions x omega)
+    z = as_complex(x.reshape(*x.shape[:-1], -1, 2)) * turns
+    return np.stack([z.real, z.imag], axis=-1).reshape(x.shape)
+
+
+@claim(
+    "02.complex.score",
+    "Re[(q e^{i m theta}) conj(k e^{i n theta})] - R(m theta)q . R(n theta)k over 1000 random cases, at most",
+    "0",
+    tolerance=1e-12,
+)
+def complex_score_equals_rotated_dot():
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=(2, 1000, 2))
+    m, n = rng.integers(0, 64, size=(2, 1000))
+    theta = rng.uniform(0.01, 1.0, size=1000)
+    rotated = np.sum(rotate_2d(q, m * theta) * rotate_2d(k, n * theta), axis=-1)
+    return float(np.max(np.abs(complex_score(q, k, m, n, theta) - rotated)))
+
+
+@claim(
+    "02.complex.only_m_minus_n",
+    "q conj(k) e^{i(m-n)theta} - (q e^{i m theta}) conj(k e^{i n theta}) over the same cases, at most",
+    "0",
+    tolerance=1e-12,
+)
+def complex_product_depends_on_m_minus_n():
+    rng = np.random.default_rng(3)
+    q, k = as_complex(rng.normal(size=(2, 1000, 2)))
+    m, n = rng.integers(0, 64, size=(2, 1000))
+    theta = rng.uniform(0.01, 1.0, size=1000)
+    both = q * np.exp(1j * m * theta) * np.conj(k * np.exp(1j * n * theta))
+    return float(np.max(np.abs(both - q * np.conj(k) * np.exp(1j * (m - n) * theta))))
+
+
+@claim(
+    "02.complex.meta_equals_rotation",
+    "Meta's complex form vs rope_rotate (interleaved), d = 64, positions 0-4095, largest difference",
+    "0",
+    tolerance=1e-12,
+)
+def meta_complex_form_equals_rotation():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(4096, 64))
+    positions = np.arange(4096)
+    return float(np.max(np.abs(meta_complex_rope(x, positions) - rope_rotate(x, positions))))

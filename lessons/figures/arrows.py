@@ -20,7 +20,9 @@ from ..rotation import basis_contributions, radians_to_degrees, rotate_2d
 
 FIGSIZE_ONE = (4.6, 4.2)
 FIGSIZE_TWO = (8.2, 4.0)
+FIGSIZE_WIDE = (6.2, 4.4)
 DPI = 90
+LABEL_SIZE = 10
 
 # Colours used across the course's arrow pictures.
 BEFORE = "0.55"
@@ -33,11 +35,27 @@ RESULT = "darkcyan"
 WORKED_ANGLE = float(np.arctan2(0.6, 0.8))
 
 
-def draw_arrow(ax, tail, head, *, color, label=None, linestyle="-", width=2.0, gid=None, label_shift=None):
+def _outward_alignment(direction) -> tuple[str, str]:
+    """Text alignment that puts a label on the far side of a point, seen along ``direction``."""
+    ux, uy = direction
+    ha = "left" if ux > 0.35 else "right" if ux < -0.35 else "center"
+    va = "bottom" if uy > 0.35 else "top" if uy < -0.35 else "center"
+    return ha, va
+
+
+LABEL_GAP = 5.0  # points between an arrow's head and its label
+
+
+def draw_arrow(ax, tail, head, *, color, label=None, linestyle="-", width=2.0, gid=None, label_shift=None,
+               label_align=None):
     """Draw one arrow from ``tail`` to ``head`` and return its annotation (``01``).
 
-    ``label`` is written just past the head, or at ``head + label_shift`` (data units) when
-    given. ``gid`` names the arrow so tests can find it.
+    ``label`` is written just past the head, on the far side of it as seen along the arrow
+    (so it never sits on its own arrow), or at ``head + label_shift`` (data units, centred)
+    when given. ``label_align`` = (ha, va) overrides the alignment, e.g. ("left", "top") puts
+    the label below-right of the head. ``gid`` names the arrow so tests can find it. Call
+    :func:`fit_labels` once every arrow is drawn to widen the axes around labels that would
+    cross their edge.
     """
     tail = as_float_array(tail, "tail")
     head = as_float_array(head, "head")
@@ -59,11 +77,52 @@ def draw_arrow(ax, tail, head, *, color, label=None, linestyle="-", width=2.0, g
     )
     ann.set_gid(gid if gid is not None else label)
     if label:
-        direction = head - tail
-        norm = float(np.hypot(*direction)) or 1.0
-        offset = 0.12 * direction / norm if label_shift is None else np.asarray(label_shift, float)
-        ax.text(*(head + offset), label, color=color, fontsize=9, ha="center", va="center")
+        if label_shift is None:
+            direction = head - tail
+            direction = direction / (float(np.hypot(*direction)) or 1.0)
+            ha, va = _outward_alignment(direction) if label_align is None else label_align
+            text = ax.annotate(
+                label, xy=tuple(head), xytext=tuple(LABEL_GAP * direction), textcoords="offset points",
+                color=color, fontsize=LABEL_SIZE, ha=ha, va=va,
+            )  # fmt: skip
+        else:
+            text = ax.text(*(head + np.asarray(label_shift, float)), label, color=color, fontsize=LABEL_SIZE,
+                           ha="center", va="center")  # fmt: skip
+        text.set_gid(None)
+        ann.label = text
     return ann
+
+
+def fit_labels(ax, *, pad=0.04, rounds=4) -> None:
+    """Widen ``ax``'s limits until every text on it lies inside the axes (``01``).
+
+    Text has a fixed size in points, so on equal-aspect axes a label past the head of a long
+    arrow can cross the frame. Each round measures the texts in data units and widens the
+    limits by what sticks out (plus ``pad``, a fraction of the width); a few rounds settle.
+    """
+    fig = ax.figure
+    for _ in range(rounds):
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        x0, x1 = ax.get_xlim()
+        y0, y1 = ax.get_ylim()
+        to_data = ax.transData.inverted()
+        low, high = np.array([x0, y0]), np.array([x1, y1])
+        for text in ax.texts:
+            if not text.get_text() or not text.get_visible():
+                continue
+            box = to_data.transform(text.get_window_extent(renderer).get_points())
+            low = np.minimum(low, box.min(axis=0))
+            high = np.maximum(high, box.max(axis=0))
+        if np.allclose(low, [x0, y0]) and np.allclose(high, [x1, y1]):
+            return
+        margin = pad * (high - low)
+        grow_low = np.where(low < [x0, y0], margin, 0.0)
+        grow_high = np.where(high > [x1, y1], margin, 0.0)
+        low, high = low - grow_low, high + grow_high
+        ax.set_xlim(low[0], high[0])
+        ax.set_ylim(low[1], high[1])
 
 
 def arrows(ax) -> dict:
@@ -124,6 +183,8 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
         start = float(radians_to_degrees(np.arctan2(v[1], v[0])))
         ax.add_patch(Arc((0, 0), 2 * r, 2 * r, theta1=start, theta2=start + 90, color=AFTER, lw=1))
     fig.suptitle("A quarter turn (90 degrees, counter-clockwise)", fontsize=11)
+    for ax in axes[0]:
+        fit_labels(ax)
     fig.tight_layout()
     return fig
 
@@ -138,26 +199,24 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
     v = as_float_array(vector, "vector")
     part_a, part_b = basis_contributions(v, angle)
     total = part_a + part_b
-    fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
+    fig, ax = plt.subplots(figsize=FIGSIZE_WIDE, dpi=DPI)
     points = np.array([v, part_a, part_b, total, (0, 0)])
-    low, high = points.min(axis=0) - (0.9, 0.6), points.max(axis=0) + 0.6
+    low, high = points.min(axis=0) - 0.4, points.max(axis=0) + 0.4
     degrees = float(radians_to_degrees(angle))
     title = f"{_point(v)} turned by {degrees:.2f} degrees, part by part"
     plane_axes(ax, (low[0], high[0], low[1], high[1]), title=title)
     # The two basis parts before turning, faint: a along the first axis, b along the second.
     ax.plot([0, v[0]], [0, 0], color=PART_A, lw=1, linestyle=":")
     ax.plot([0, 0], [0, v[1]], color=PART_B, lw=1, linestyle=":")
-    down, left, right, up = (0, -0.2), (-0.3, 0.4), (0.75, 0), (0, 0.18)
     origin = (0, 0)
+    # The label of the arrow before turning sits below its head, clear of the a part's label.
     draw_arrow(ax, origin, v, color=BEFORE, label=f"{_point(v)} before", width=1.2, gid="before",
-               label_shift=down)
-    draw_arrow(ax, origin, part_a, color=PART_A, label=f"a part\n{_point(part_a)}", gid="part_a",
-               label_shift=right)
-    draw_arrow(ax, origin, part_b, color=PART_B, label=f"b part\n{_point(part_b)}", gid="part_b",
-               label_shift=left)
+               label_align=(_outward_alignment(v / (np.hypot(*v) or 1.0))[0], "top"))
+    draw_arrow(ax, origin, part_a, color=PART_A, label=f"a part\n{_point(part_a)}", gid="part_a")
+    draw_arrow(ax, origin, part_b, color=PART_B, label=f"b part\n{_point(part_b)}", gid="part_b")
     draw_arrow(ax, part_a, total, color=PART_B, linestyle="--", width=1.5, gid="part_b_moved")
-    draw_arrow(ax, origin, total, color=RESULT, label=f"sum {_point(total)}", width=2.5, gid="sum",
-               label_shift=up)
+    draw_arrow(ax, origin, total, color=RESULT, label=f"sum {_point(total)}", width=2.5, gid="sum")
+    fit_labels(ax)
     fig.tight_layout()
     return fig
 
@@ -173,10 +232,12 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     draw_arrow(ax, (0, 0), (c, s), color=AFTER, gid="radius")
     ax.plot([c, c], [0, s], color=PART_B, lw=1.5, linestyle="--")
     ax.plot([0, c], [0, 0], color=PART_A, lw=3)
-    ax.text(c / 2, -0.09, f"cos = {c:.2f}", color=PART_A, ha="center", va="top", fontsize=9)
-    ax.text(c + 0.05, s / 2, f"sin = {s:.2f}", color=PART_B, ha="left", va="center", fontsize=9)
+    ax.text(c / 2, -0.09, f"cos = {c:.2f}", color=PART_A, ha="center", va="top", fontsize=LABEL_SIZE)
+    ax.text(c + 0.05, s / 2, f"sin = {s:.2f}", color=PART_B, ha="left", va="center", fontsize=LABEL_SIZE)
     ax.add_patch(Arc((0, 0), 0.5, 0.5, theta1=0, theta2=degrees, color="0.3", lw=1))
-    ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=8, ha="left", va="center")
+    ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=LABEL_SIZE - 1,
+            ha="left", va="center")
     ax.plot([c], [s], "o", color=AFTER, ms=4)
+    fit_labels(ax)
     fig.tight_layout()
     return fig

@@ -10,12 +10,18 @@ a bar on a scale from -1 to 1. Three ways to look at it, all drawn by :class:`Pa
   sees when the notebook is not trusted or is rendered statically);
 * :class:`PositionExplorer` — two sliders (Q and K positions) that redraw the picture.
 
-The computation behind every frame is :func:`pair_state`.
+The computation behind every frame is :func:`pair_state`. The lesson's one definition of
+distance is the query's position minus the key's (:attr:`PairState.distance`): a key 2
+tokens before its query is at distance 2, a key after its query at a negative distance.
+The titles of the pictures and the sliders' text line both come from
+:func:`describe_positions`, so they cannot disagree.
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import io
+import json
 import re
 from dataclasses import dataclass
 
@@ -33,7 +39,14 @@ Q_COLOR = "tab:blue"
 K_COLOR = "tab:orange"
 DOT_COLOR = "darkcyan"
 BAR_Y = -1.55  # where the dot-product bar sits, below the unit circle
-PANEL_SIZE = (3.3, 4.2)
+# One picture is PANEL_SIZE inches at DPI dots per inch: 387 x 468 px, and its 10-point
+# tick labels are about 12 px tall, close to the notebook's own text. Three still pictures
+# side by side stay inside JupyterLab's output width at 100%.
+PANEL_SIZE = (4.3, 5.2)
+FRAMES_PANEL_SIZE = (3.45, 4.3)
+DPI = 90
+TITLE_SIZE = 10
+TEXT_SIZE = 10
 
 
 @dataclass(frozen=True)
@@ -48,8 +61,13 @@ class PairState:
 
     @property
     def distance(self) -> float:
-        """How far the key sits from the query: k_position - q_position."""
-        return self.k_position - self.q_position
+        """How far back the key sits: q_position - k_position (negative: the key is after the query)."""
+        return self.q_position - self.k_position
+
+    @property
+    def description(self) -> str:
+        """``"Q at 4, K at 2, distance 2"``: what the picture's title and the sliders' text say."""
+        return describe_positions(self.q_position, self.k_position)
 
 
 def pair_state(q_position, k_position, *, content=CONTENT, frequency=1.0) -> PairState:
@@ -66,7 +84,23 @@ def pair_state(q_position, k_position, *, content=CONTENT, frequency=1.0) -> Pai
 
 
 def _position_text(p: float) -> str:
-    return f"{p:.0f}" if float(p).is_integer() else f"{p:.2f}"
+    p = float(p) + 0.0  # no "-0"
+    return f"{p:.0f}" if p.is_integer() else f"{p:.2f}"
+
+
+def describe_positions(q_position, k_position) -> str:
+    """The positions and their distance in words, e.g. ``"Q at 4, K at 2, distance 2"`` (``02``).
+
+    Distance is the query's position minus the key's: positive when the key comes before the
+    query, negative when it comes after. Both the pictures' titles and the sliders' text line
+    are made here, so the two always state the same distance.
+    """
+    q_position = float(as_float_array(q_position, "q_position", min_ndim=0))
+    k_position = float(as_float_array(k_position, "k_position", min_ndim=0))
+    return (
+        f"Q at {_position_text(q_position)}, K at {_position_text(k_position)}, "
+        f"distance {_position_text(q_position - k_position)}"
+    )
 
 
 class PairPicture:
@@ -90,14 +124,16 @@ class PairPicture:
         ax.plot([-1, 1], [BAR_Y, BAR_Y], color="0.6", lw=1)
         for x in (-1, 0, 1):
             ax.plot([x, x], [BAR_Y - 0.08, BAR_Y + 0.08], color="0.4", lw=1)
-            ax.text(x, BAR_Y - 0.13, f"{x}", ha="center", va="top", fontsize=7, color="0.35")
+            ax.text(x, BAR_Y - 0.13, f"{x}", ha="center", va="top", fontsize=TEXT_SIZE - 1, color="0.35")
         (self.bar,) = ax.plot([0, 0], [BAR_Y, BAR_Y], color=DOT_COLOR, lw=7, solid_capstyle="butt")
         self.bar.set_gid("dot_bar")
         self.q_arrow = draw_arrow(ax, (0, 0), (1, 0), color=Q_COLOR, gid="q")
         self.k_arrow = draw_arrow(ax, (0, 0), (1, 0), color=K_COLOR, gid="k", width=1.6)
-        self.q_label = ax.text(0, 0, "Q", color=Q_COLOR, fontsize=10, ha="center", va="center")
-        self.k_label = ax.text(0, 0, "K", color=K_COLOR, fontsize=10, ha="center", va="center")
-        self.dot_label = ax.text(0, BAR_Y + 0.16, "", color=DOT_COLOR, fontsize=9, ha="center", va="bottom")
+        self.q_label = ax.text(0, 0, "Q", color=Q_COLOR, fontsize=TEXT_SIZE + 1, ha="center", va="center")
+        self.k_label = ax.text(0, 0, "K", color=K_COLOR, fontsize=TEXT_SIZE + 1, ha="center", va="center")
+        self.dot_label = ax.text(
+            0, BAR_Y + 0.16, "", color=DOT_COLOR, fontsize=TEXT_SIZE, ha="center", va="bottom"
+        )
         self.state: PairState | None = None
 
     def show(self, q_position, k_position, caption: str | None = None) -> PairState:
@@ -109,11 +145,8 @@ class PairPicture:
             label.set_position(tuple(head * 1.18))
         self.bar.set_xdata([0.0, state.dot])
         self.dot_label.set_text(f"dot {state.dot:.4f}")
-        title = (
-            f"Q at {_position_text(state.q_position)}, K at {_position_text(state.k_position)}"
-            f" (distance {_position_text(abs(state.distance))})"
-        )
-        self.ax.set_title(title if caption is None else f"{caption}\n{title}", fontsize=9)
+        title = state.description
+        self.ax.set_title(title if caption is None else f"{caption}\n{title}", fontsize=TITLE_SIZE)
         self.state = state
         return state
 
@@ -149,11 +182,11 @@ def _check_story(frames) -> list[tuple[float, float, str]]:
     return frames
 
 
-def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, frequency=1.0) -> FuncAnimation:
+def moving_animation(frames=STORY, *, interval=600, dpi=DPI, content=CONTENT, frequency=1.0) -> FuncAnimation:
     """The moving picture as a ``FuncAnimation``, one frame per entry of ``frames`` (``02``).
 
     The figure is built without pyplot, so a notebook's inline backend does not also print
-    it as a still image; embed the animation with ``HTML(anim.to_jshtml())``. The
+    it as a still image; embed the animation with ``HTML(animation_html(anim))``. The
     :class:`PairPicture` is kept as ``anim.picture`` and the function that draws frame i
     (the one the animation calls) as ``anim.draw_frame``.
     """
@@ -161,7 +194,7 @@ def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, fre
     fig = Figure(figsize=PANEL_SIZE, dpi=dpi)
     ax = fig.add_subplot()
     picture = PairPicture(ax, content=content, frequency=frequency)
-    fig.subplots_adjust(left=0.17, right=0.97, bottom=0.11, top=0.87)
+    fig.subplots_adjust(left=0.16, right=0.97, bottom=0.1, top=0.89)
 
     def draw(i):
         q_position, k_position, caption = frames[i]
@@ -175,24 +208,59 @@ def moving_animation(frames=STORY, *, interval=600, dpi=72, content=CONTENT, fre
     return anim
 
 
-def animation_html(anim: FuncAnimation) -> str:
-    """The animation as a self-contained HTML player, its first frame already in place (``02``).
+# What a reader sees where the player's script cannot run (a notebook opened untrusted, a
+# static rendering without JavaScript): the first picture and how to make it play.
+STILL_NOTE = (
+    "This is the first picture of an animation. To play it, run this cell "
+    "(click in it and press Shift+Enter); the three still pictures below tell the same story."
+)
 
-    ``anim.to_jshtml()`` leaves the player's image empty until its script runs, and a
-    notebook opened untrusted (or rendered as static HTML) does not run scripts: the reader
-    would see a broken image. Putting frame 0 into the ``<img>`` tag shows the first
-    picture either way; the buttons still need the script.
+
+def animation_html(anim: FuncAnimation, *, note: str = STILL_NOTE) -> str:
+    """The animation as HTML that shows controls only where they work (``02``).
+
+    ``anim.to_jshtml()`` is a player: an image, a slider and nine buttons, driven by a
+    script. Where scripts do not run (JupyterLab shows a committed notebook untrusted and
+    strips its scripts; a static page without JavaScript) those buttons would look alive and
+    do nothing. So the HTML holds only the first frame as a plain ``<img>`` and ``note``;
+    a small script that follows it replaces both with the player. Where scripts run (the
+    cell has been run, or a static page with JavaScript) the reader gets the player; where
+    they do not, the still picture and the note. The still part carries the player's class
+    name, ``animation``, so a page check finds the animation in either state.
     """
-    html = anim.to_jshtml()
-    match = re.search(r'frames\[0\] = "(data:image/[a-z]+;base64,[A-Za-z0-9+/=\\\n]*)"', html)
-    img = re.search(r'<img id="(_anim_img[0-9a-f]+)">', html)
-    if match is None or img is None:  # a matplotlib whose player looks different: leave it
-        return html
+    if not isinstance(note, str) or not note.strip():
+        raise ValueError(f"note must be a non-empty string; got {note!r}")
+    player = anim.to_jshtml()
+    match = re.search(r'frames\[0\] = "(data:image/[a-z]+;base64,[A-Za-z0-9+/=\\\n]*)"', player)
+    if match is None:
+        raise ValueError("anim.to_jshtml() holds no frames[0] image: not a matplotlib jshtml player")
     first = match.group(1).replace("\\\n", "")
-    return html.replace(img.group(0), f'<img id="{img.group(1)}" src="{first}">', 1)
+    # The player, as a JavaScript string literal; "</" is escaped so that the player's own
+    # </script> tags cannot end the script that carries it.
+    literal = json.dumps(player).replace("</", "<\\/")
+    return (
+        '<div class="animation rope-animation-still">'
+        f'<img src="{first}" alt="the first picture of the animation">'
+        f'<p style="margin: 0.3em 0 0.6em 0;"><em>{html_lib.escape(note)}</em></p>'
+        "</div>\n"
+        "<script>\n"
+        "(function () {\n"
+        "  var still = document.currentScript.previousElementSibling;\n"
+        "  var box = document.createElement('div');\n"
+        f"  box.innerHTML = {literal};\n"
+        "  // Scripts set through innerHTML do not run: put fresh copies in their place.\n"
+        "  box.querySelectorAll('script').forEach(function (old) {\n"
+        "    var fresh = document.createElement('script');\n"
+        "    fresh.textContent = old.textContent;\n"
+        "    old.parentNode.replaceChild(fresh, old);\n"
+        "  });\n"
+        "  still.parentNode.replaceChild(box, still);\n"
+        "})();\n"
+        "</script>\n"
+    )
 
 
-def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0):
+def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0, dpi=DPI):
     """The story as still pictures side by side, the dot printed on each (``02``).
 
     This is the static fallback of :func:`moving_animation`; the pictures are kept as
@@ -200,13 +268,14 @@ def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0):
     """
     frames = _check_story(frames)
     n = len(frames)
-    fig, axes = plt.subplots(1, n, figsize=(PANEL_SIZE[0] * n, PANEL_SIZE[1]), dpi=80, squeeze=False)
+    width, height = FRAMES_PANEL_SIZE
+    fig, axes = plt.subplots(1, n, figsize=(width * n, height), dpi=dpi, squeeze=False)
     fig.pictures = []
     for ax, (q_position, k_position, caption) in zip(axes[0], frames, strict=True):
         picture = PairPicture(ax, content=content, frequency=frequency)
         picture.show(q_position, k_position, caption)
         fig.pictures.append(picture)
-    fig.suptitle("Same content [1, 0] for Q and K: the dot follows the distance", fontsize=11)
+    fig.suptitle("Same content [1, 0] for Q and K: the dot follows the distance", fontsize=TITLE_SIZE + 1)
     fig.tight_layout()
     return fig
 
@@ -226,7 +295,7 @@ class PositionExplorer:
     """
 
     def __init__(
-        self, q_position=1, k_position=0, *, max_position=12, content=CONTENT, frequency=1.0, dpi=70
+        self, q_position=1, k_position=0, *, max_position=12, content=CONTENT, frequency=1.0, dpi=DPI
     ):
         import ipywidgets as widgets
 
@@ -234,7 +303,7 @@ class PositionExplorer:
         self.figure = Figure(figsize=PANEL_SIZE, dpi=dpi)
         ax = self.figure.add_subplot()
         self.picture = PairPicture(ax, content=content, frequency=frequency)
-        self.figure.subplots_adjust(left=0.17, right=0.97, bottom=0.1, top=0.9)
+        self.figure.subplots_adjust(left=0.16, right=0.97, bottom=0.1, top=0.93)
         self.q_slider = widgets.IntSlider(value=q_position, min=0, max=max_position, description="Q position")
         self.k_slider = widgets.IntSlider(value=k_position, min=0, max=max_position, description="K position")
         self.readout = widgets.Label()
@@ -252,10 +321,7 @@ class PositionExplorer:
     def update(self, change=None) -> PairState:
         """Redraw for the sliders' current values; return the new state."""
         state = self.picture.show(self.q_slider.value, self.k_slider.value)
-        self.readout.value = (
-            f"Q at {state.q_position:.0f}, K at {state.k_position:.0f}, "
-            f"distance {state.distance:+.0f}: dot {state.dot:.8f}"
-        )
+        self.readout.value = f"{state.description}: dot {state.dot:.8f}"
         self.image.value = _figure_png(self.figure, self.dpi)
         self.state = state
         return state
