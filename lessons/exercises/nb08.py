@@ -210,3 +210,14 @@ written_question(
     prompt="Why are only the queries and keys rotated, never the values? What would rotating V do?",
     practises="where position enters attention: the scores, not the content that is mixed",
 )
+
+
+written_question(
+    "ex08_shift_question",
+    title="Question: what a passing shift check tells you",
+    points=1,
+    prompt="A decoding step whose cache positions are right passes the shift check (every position "
+    "moved by the same amount, the scores unchanged). Why does it pass? Name a bug of this notebook "
+    "that passes it too, and the check that catches that bug.",
+    practises="the shift check sees only distances; a comparison with a reference sees the rest",
+)
