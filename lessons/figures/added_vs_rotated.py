@@ -12,7 +12,7 @@ Every function returns a :class:`matplotlib.figure.Figure`; the notebook cell en
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .._checks import as_float_array, as_positions
 from ..frequencies import DEFAULT_BASE
@@ -24,6 +24,9 @@ ROTARY = "#1b7837"
 ADDITIVE = "#c2410c"
 TERM_COLORS = ("0.35", "#2563eb", "#9333ea", "0.65")
 TERM_LABELS = ("q.k (no position)", "q.P[n] (n only)", "P[m].k (m only)", "P[m].P[n] (n - m only)")
+
+
+PLAIN = FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}")  # 1, 10, 100, 1000 on log axes
 
 
 def _qk(q, k):
@@ -80,6 +83,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
         )
     left.set_xscale("log")
     left.xaxis.set_minor_locator(NullLocator())
+    left.xaxis.set_major_formatter(PLAIN)
     left.set_xlabel(f"start m of the query (log); key at m + {gap:g}")
     left.set_ylabel("score with positions")
     left.set_title(f"Gap fixed at {gap}: rotary stays, added moves")
@@ -88,6 +92,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
         right.plot(starts, row, color=color, lw=1.2 if np.ptp(row) < 1e-9 else 0.6, label=label)
     right.set_xscale("log")
     right.xaxis.set_minor_locator(NullLocator())
+    right.xaxis.set_major_formatter(PLAIN)
     right.set_xlabel("start m of the query (log)")
     right.set_ylabel("term of (q + P[m]) . (k + P[n])")
     right.set_title("Only the two cross terms move")

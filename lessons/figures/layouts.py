@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from .._checks import check_width
 from .style import MAX_FIGURE_WIDTH, MIN_FONT_SIZE, SMALL_FONT_SIZE, legend_outside, new_figure
@@ -83,6 +84,10 @@ def checks_figure(names: Sequence[str], against_reference, shift_change):
     ax.axhline(1e-9, color="0.4", lw=0.8, linestyle="--", label="tolerance 1e-9: below it, the check passes")
     ax.set_yscale("log")
     ax.set_ylim(FLOOR / 3, 30)
+    ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0,), numticks=10))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "1" if v == 1 else f"{v:.0e}".replace("e-0", "e-")
+                                               .replace("e+0", "e").replace("e+", "e")))
     ax.set_xticks(x, names, fontsize=SMALL_FONT_SIZE if len(names) <= 6 else MIN_FONT_SIZE + 1)
     ax.set_xlabel("the code under test")
     ax.set_ylabel("largest change (log scale)")

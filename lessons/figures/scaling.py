@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .._checks import check_positive
 from ..scaling import angle_range, unseen_angle_pairs
@@ -70,6 +70,8 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
         ax.axhline(2 * np.pi, color="0.2", lw=0.8, linestyle=":", label="one full turn (2 pi)")
         ax.set_yscale("log")
         ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks cost seconds, say little
+        # plain numbers (0.1, 1, 10, ..., 10000) instead of mathtext powers: as clear, much faster
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}"))
         ax.set_xlabel("pair i (0 = fastest)")
         ax.set_ylabel("angle range (rad, log)")
         ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles")
