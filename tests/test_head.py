@@ -9,6 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lessons.attention import attention  # noqa: E402
+from lessons.figures.style import check_readable  # noqa: E402
 from lessons.frequencies import pair_frequencies  # noqa: E402
 from lessons.head import (  # noqa: E402
     block_rotation_matrix,
@@ -222,6 +223,7 @@ def test_block_matrix_heatmap_shows_the_matrix_and_leaves_zeros_blank():
     assert len(ax.texts) == 16  # four 2 x 2 blocks, nothing outside them
     assert "-0.990" in [t.get_text() for t in ax.texts]
     assert ax.get_title() == "R_3" and ax.get_xlabel() and ax.get_ylabel()
+    check_readable(fig)
 
 
 def test_two_planes_story_locks_the_first_moment_and_shows_the_shares():
@@ -237,6 +239,7 @@ def test_two_planes_story_locks_the_first_moment_and_shows_the_shares():
     locked = [b.get_height() for b in fig.pictures[2].locked_bars]
     assert locked == pytest.approx([*start.shares, start.total])
     assert "distance -1" in fig.pictures[2].axes[2].get_title()
+    check_readable(fig)
 
 
 def test_two_planes_explorer_moves_both_or_only_k_and_locks():
@@ -256,8 +259,9 @@ def test_two_planes_explorer_moves_both_or_only_k_and_locks():
     explorer.k_slider.value = 9
     assert (explorer.q_slider.value, explorer.k_slider.value) == (10, 9)
     assert explorer.state.distance == -1
-    assert "change +0.9714" in explorer.readout.value
+    assert "change of the total +0.9714" in explorer.readout.value
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+    check_readable(explorer.figure)
     bundle = explorer._repr_mimebundle_()
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     assert "application/vnd.jupyter.widget-view+json" in data
@@ -275,7 +279,10 @@ def test_decay_figure_draws_both_curves_on_a_log_axis():
     np.testing.assert_allclose(yb, roformer_bound(xb, 128), atol=1e-12)
     assert list(ax.lines[2].get_xdata()) == [2, 16]
     assert "57.3819" in [t.get_text() for t in ax.texts]
-    assert fig.legends and not ax.get_legend()  # the legend is outside the axes
+    fig.canvas.draw()
+    legend = ax.get_legend()
+    assert legend.get_window_extent().y1 <= ax.get_window_extent().y0  # below the axes, off the data
+    check_readable(fig)
     with pytest.raises(ValueError, match="marked must hold distances greater than 0"):
         decay_figure(marked=(0, 2))
 
@@ -287,5 +294,6 @@ def test_look_back_figure_shows_the_scores_and_weights_it_is_given():
     ax_s, ax_w = fig.axes
     assert [p.get_height() for p in ax_s.patches] == [1.0, 3.0, 2.0]
     assert list(ax_w.lines[0].get_ydata()) == [0.2, 0.9]
+    check_readable(fig)
     with pytest.raises(ValueError, match=r"one score per key: expected \(3,\), got \(2,\)"):
         look_back_figure([10, 11, 12], [1.0, 3.0], [1], [0.2], query_position=15, target=12)

@@ -69,7 +69,7 @@ def _draw_heatmap(
     if annotate:
         for (i, j), value in np.ndenumerate(table):
             if not np.isfinite(value):
-                ax.text(j, i, "masked", ha="center", va="center", fontsize=7, color="#555555")
+                ax.text(j, i, "masked", ha="center", va="center", fontsize=8, color="#555555")
                 continue
             dark = abs(value) > 0.6 * vmax
             ax.text(
@@ -227,7 +227,7 @@ def swap_comparison(
     *,
     title: str = "One read, original and swapped order",
     output_labels: Sequence[str] = ("output[0]", "output[1]"),
-    figsize=(10.0, 4.4),
+    figsize=(9.4, 4.6),
 ) -> Figure:
     """Grouped bars: the weight each (K, V) row receives, and the output vector (``05``).
 
@@ -260,7 +260,7 @@ def swap_comparison(
                 x + (n - (len(cases) - 1) / 2) * width, data[n], width,
                 label=case, color=colors[n % len(colors)], edgecolor="black", linewidth=0.5,
             )
-            ax.bar_label(bars, fmt="%.4f", fontsize=7, rotation=90, padding=2)
+            ax.bar_label(bars, fmt="%.4f", fontsize=8, rotation=90, padding=2)
         ax.set_xticks(x, list(groups))
         ax.margins(y=0.25)
     ax_w.set_title("weight each (K, V) row receives")

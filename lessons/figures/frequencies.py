@@ -16,6 +16,7 @@ import numpy as np
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
 from .arrows import draw_arrow, plane_axes
+from .style import SMALL_FONT_SIZE, new_figure
 
 DPI = 90
 
@@ -59,21 +60,20 @@ def frequency_ladder_figure(d=32, base=DEFAULT_BASE):
     d = check_width(d, "d")
     freqs = pair_frequencies(d, base)
     pairs = np.arange(len(freqs))
-    fig, ax = plt.subplots(figsize=(7.2, 3.6), dpi=DPI)
+    fig, ax = new_figure(width=8.0, height=4.0)
     ax.plot(pairs, freqs, "o", color="tab:purple", ms=5)
     ax.vlines(pairs, freqs.min() / 2, freqs, color="tab:purple", lw=1, alpha=0.5)
     ax.set_yscale("log")
     ax.set_ylim(freqs.min() / 2, 4.0)
     ax.set_xlabel(f"pair index i (coordinates 2i, 2i+1), d = {d}")
     ax.set_ylabel("frequency (radians per position)")
-    ax.set_title(f"The frequency ladder, d = {d}, base {base:g}: pair 0 turns fastest", fontsize=10)
+    ax.set_title(f"The frequency ladder, d = {d}, base {base:g}: pair 0 turns fastest")
     ax.annotate(f"pair 0: {freqs[0]:.4f}\n(fastest, highest)", (0, freqs[0]), xytext=(10, 2),
-                textcoords="offset points", fontsize=8)
+                textcoords="offset points", fontsize=SMALL_FONT_SIZE)
     ax.annotate(f"pair {pairs[-1]}: {freqs[-1]:.6f}\n(slowest, lowest)", (pairs[-1], freqs[-1]),
-                xytext=(-50, 75), textcoords="offset points", fontsize=8,
+                xytext=(-70, 75), textcoords="offset points", fontsize=SMALL_FONT_SIZE,
                 arrowprops=dict(arrowstyle="-", color="0.5", lw=0.8))
     ax.grid(True, which="major", color="0.9")
-    fig.tight_layout()
     return fig
 
 
@@ -90,19 +90,19 @@ def turn_count_figure(d=64, base=DEFAULT_BASE, marked=(1, 8, 16, 64, 256, 1000, 
     distances = np.logspace(0, 5, 600)
     counts = [pairs_under_one_turn(x, d, base) for x in distances]
     marked_counts = [pairs_under_one_turn(x, d, base) for x in marked]
-    fig, ax = plt.subplots(figsize=(7.2, 3.6), dpi=DPI)
+    fig, ax = new_figure(width=8.0, height=4.0)
     ax.step(distances, counts, where="post", color="tab:purple", lw=1.5)
     ax.plot(marked, marked_counts, "o", color="tab:red", ms=5)
     for x, c in zip(marked, marked_counts, strict=True):
-        ax.annotate(f"{c}", (x, c), xytext=(4, 4), textcoords="offset points", fontsize=8, color="tab:red")
+        ax.annotate(f"{c}", (x, c), xytext=(4, 4), textcoords="offset points", fontsize=SMALL_FONT_SIZE,
+                    color="tab:red")
     ax.set_xscale("log")
     ax.set_xlim(0.8, 1.3e5)
     ax.set_ylim(-1, d // 2 + 3)
     ax.set_xlabel("distance (positions, log scale)")
     ax.set_ylabel("pairs under one full turn")
-    ax.set_title(f"d = {d}: how many of the {d // 2} pairs have not yet turned once", fontsize=10)
+    ax.set_title(f"d = {d}: how many of the {d // 2} pairs have not yet turned once")
     ax.grid(True, which="major", color="0.9")
-    fig.tight_layout()
     return fig
 
 
@@ -122,15 +122,15 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
             raise ValueError(f"pairs must be pair indices from 0 to {len(freqs) - 1} for d = {d}; got {p}")
     table = angle_table(positions, freqs)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(positions)))
-    fig, axes = plt.subplots(1, len(pairs), figsize=(3.9 * len(pairs), 4.1), dpi=DPI, squeeze=False)
+    fig, axes = new_figure(1, len(pairs), width=min(4.2 * len(pairs), 10.0), height=4.6, squeeze=False)
     for ax, p in zip(axes[0], pairs, strict=True):
         plane_axes(ax, 1.35, circle=True, grid=False, title=f"pair {p}: {freqs[p]:.4f} rad per position",
                    xlabel=f"coordinate {2 * p}", ylabel=f"coordinate {2 * p + 1}")
         for pos, angle, color in zip(positions, table[:, p], colors, strict=True):
             head = np.array([np.cos(angle), np.sin(angle)])
             draw_arrow(ax, (0, 0), head, color=color, width=1.4, gid=f"position {pos:g}")
-            ax.text(*(1.14 * head), f"{pos:g}", color=color, fontsize=8, ha="center", va="center")
+            ax.text(*(1.14 * head), f"{pos:g}", color=color, fontsize=SMALL_FONT_SIZE,
+                    ha="center", va="center")
     first, last = positions[0], positions[-1]
-    fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}", fontsize=11)
-    fig.tight_layout()
+    fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}")
     return fig

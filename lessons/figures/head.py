@@ -247,9 +247,10 @@ class TwoPlanesExplorer:
         self.k_slider = widgets.IntSlider(value=k_position, min=0, max=max_position,
                                           description="K position", layout=layout, style=style)
         self.mode = widgets.ToggleButtons(options=[MOVE_BOTH, MOVE_ONLY_K], value=MOVE_BOTH,
-                                          description="sliders", style=style)
+                                          description="sliders",
+                                          style={**style, "button_width": "190px"})
         self.lock_button = widgets.Button(description="lock this result")
-        self.readout = widgets.Label()
+        self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
         self.locked: TwoPlanesState | None = None
         self._syncing = False
@@ -291,7 +292,9 @@ class TwoPlanesExplorer:
         text = (f"Q at {state.q_position:g}, K at {state.k_position:g}, distance {state.distance:+g}: "
                 f"pair 0 {state.shares[0]:+.4f}, pair 1 {state.shares[1]:+.4f}, total {state.total:+.4f}")
         if self.locked is not None:
-            text += f" | locked total {self.locked.total:+.4f}, change {state.total - self.locked.total:+.4f}"
+            change = state.total - self.locked.total
+            text += (f"<br>locked: Q at {self.locked.q_position:g}, K at {self.locked.k_position:g}, "
+                     f"total {self.locked.total:+.4f}; change of the total {change:+.4f}")
         self.readout.value = text
         self.image.value = _figure_png(self.figure, self.dpi)
         self.state = state
