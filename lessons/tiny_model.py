@@ -151,8 +151,8 @@ def rope_angles(config: Config, length: int) -> np.ndarray:
 def rotate(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
     """RoPE on x [..., T, d] (interleaved pairs) by ``angles`` [T, d/2], in one complex product.
 
-    The same numbers as :func:`lessons.rope.rotate_pairs` (a test checks it), without its
-    input checks and its block loop: the training loop calls it four times a step.
+    The same rotation as :func:`lessons.rope.rope_rotate` (a test checks it), without its
+    input checks: the training loop calls it four times a step.
     """
     z = np.ascontiguousarray(x, dtype=np.float64).view(np.complex128) * np.exp(1j * angles)
     return z.view(np.float64)

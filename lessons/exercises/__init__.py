@@ -81,7 +81,7 @@ from ._spec import (
     written_question,
 )
 
-MODULES = ("nb06", "nb07", "nb08", "nb09")
+MODULES = ("nb06", "nb07", "nb08", "nb09", "nb10")
 
 
 def _load() -> None:

@@ -1,0 +1,67 @@
+"""Exercises of notebook 10 (``solutions/10_does_it_help.ipynb``).
+
+Expected answers come from :mod:`lessons.rope` and :mod:`lessons.frequencies`, never from
+the solution notebook.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rope import rope_rotate
+from ._spec import Mutant, function_exercise
+
+
+def _rope_backward_cases(rng: np.random.Generator) -> list[dict]:
+    cases = [{"grad": [[1.0, 0.0]], "positions": [1]}]
+    for _ in range(7):
+        d = int(2 * rng.integers(1, 9))
+        T = int(rng.integers(1, 7))
+        cases.append({"grad": rng.normal(size=(T, d)).tolist(),
+                      "positions": rng.integers(0, 300, size=T).tolist()})
+    return cases
+
+
+def _turned(grad, positions, sign=-1, layout="interleaved"):
+    """The rows of ``grad`` turned by sign * (their position's angles)."""
+    return rope_rotate(grad, sign * np.asarray(positions, dtype=np.float64), layout=layout)
+
+
+def _where(index, case) -> str:
+    if len(index) != 2 or not case:
+        return f"entry {list(index)}"
+    t, j = index
+    return f"row {t} (position {case['positions'][t]}), coordinate {j} (pair {j // 2})"
+
+
+@function_exercise(
+    "ex10_rope_backward",
+    title="Exercise 1: the backward pass of RoPE",
+    points=2,
+    name="rope_backward",
+    cases=_rope_backward_cases,
+    where=_where,
+    practises="RoPE is linear and orthogonal: its backward is the rotation by the negative angles",
+    mutants=(
+        Mutant(
+            "forward_rotation",
+            "your output turns the gradient by +angle, as the forward pass does: the backward of "
+            "a rotation is its transpose, the turn by -angle",
+            lambda grad, positions: _turned(grad, positions, sign=1),
+        ),
+        Mutant(
+            "identity",
+            "your output is the gradient unchanged: RoPE is not the identity, each row must be "
+            "turned back by its position's angles",
+            lambda grad, positions: np.asarray(grad, dtype=np.float64),
+        ),
+        Mutant(
+            "split_half",
+            "your output pairs x[i] with x[i + d/2] (split-half): this model pairs adjacent "
+            "coordinates (2i, 2i+1)",
+            lambda grad, positions: _turned(grad, positions, layout="split_half"),
+        ),
+    ),
+)
+def _(grad, positions):
+    return _turned(grad, positions)

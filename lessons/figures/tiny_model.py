@@ -1,0 +1,181 @@
+"""Pictures of the tiny trained head (``10``).
+
+* :func:`training_curves_figure` — the training loss of the four runs, side by side.
+* :func:`accuracy_by_length_figure` — median accuracy and the spread over seeds at each
+  test length, one group of bars per method.
+* :func:`accuracy_by_position_figure` — accuracy at each position of length-256 sequences:
+  where each method stops working.
+* :func:`attention_row_figure` — where one query of a long sequence puts its weight.
+* :func:`pairs_figure` — inside the RoPE head: how much each pair counts, and each pair's
+  score against the distance, with the distances seen in training shaded.
+
+Every function returns a :class:`matplotlib.figure.Figure` in the house style
+(:mod:`lessons.figures.style`); the numbers come from :mod:`lessons.tiny_model`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tiny_model import (
+    METHOD_NAMES,
+    METHODS,
+    Run,
+    SweepResult,
+    attention_weights,
+    correct,
+    look_back_coefficients,
+    pair_coefficients,
+    pair_score_by_distance,
+)
+from .style import legend_outside, new_figure
+
+COLORS = {"none": "0.45", "sinusoidal": "#c2410c", "learned": "#2563eb", "rope": "#1b7837"}
+SEEN = "#fde68a"  # the distances (or positions) seen in training
+
+
+def _method_color(method: str) -> str:
+    return COLORS.get(method, "0.2")
+
+
+def training_curves_figure(runs: dict[str, Run], *, window: int = 10):
+    """The loss per step of each run (a running mean over ``window`` steps), log scale."""
+    if not runs:
+        raise ValueError("runs must name at least one run")
+    fig, ax = new_figure(height=3.8)
+    for method, run in runs.items():
+        losses = run.losses
+        w = min(window, len(losses))
+        smooth = np.convolve(losses, np.ones(w) / w, mode="valid")
+        steps = np.arange(w, len(losses) + 1)
+        ax.plot(steps, smooth, color=_method_color(method), label=METHOD_NAMES.get(method, method))
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("cross-entropy (log scale)")
+    ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}")
+    legend_outside(ax)
+    return fig
+
+
+def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float | None = None):
+    """Bars: the median accuracy over seeds at each test length; whiskers: lowest to highest seed."""
+    if not results:
+        raise ValueError("results must name at least one sweep")
+    names = list(results)
+    lengths = next(iter(results.values())).lengths
+    fig, ax = new_figure(height=3.8)
+    width = 0.8 / len(names)
+    x = np.arange(len(lengths))
+    for j, name in enumerate(names):
+        r = results[name]
+        med, low, high = 100 * r.median(), 100 * r.low(), 100 * r.high()
+        pos = x - 0.4 + width * (j + 0.5)
+        ax.bar(pos, med, width * 0.9, color=_method_color(r.config.method),
+               alpha=1.0 if r.config.lengths is None and r.config.train_length == 16 else 0.55,
+               label=name)
+        ax.errorbar(pos, med, yerr=[med - low, high - med], fmt="none", ecolor="black", capsize=3, lw=1)
+    if chance is not None:
+        ax.axhline(100 * chance, color="0.3", ls=":", lw=1.2)
+        ax.text(len(lengths) - 0.55, 100 * chance + 2, "chance", fontsize=10, color="0.3", ha="right")
+    ax.set_xticks(x, [f"length {n}" for n in lengths])
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("Median over seeds (bars) and lowest to highest seed (whiskers)")
+    legend_outside(ax)
+    return fig
+
+
+def accuracy_by_position_figure(runs: dict[str, Run], *, length: int = 256, window: int = 8):
+    """Accuracy at each position t >= D of test sequences of ``length``, averaged over
+    ``window`` neighbouring positions; the trained positions are shaded."""
+    if not runs:
+        raise ValueError("runs must name at least one run")
+    fig, ax = new_figure(height=3.8)
+    trained = max(r.config.table_rows for r in runs.values())
+    ax.axvspan(0, trained - 1, color=SEEN, alpha=0.6, lw=0)
+    ax.text(trained + 2, 103, f"positions 0..{trained - 1} seen in training", fontsize=10, va="top")
+    for name, run in runs.items():
+        per_position = correct(run, length).mean(axis=0) * 100
+        positions = np.arange(run.config.distance, length)
+        w = min(window, len(per_position))
+        smooth = np.convolve(per_position, np.ones(w) / w, mode="valid")
+        ax.plot(positions[w - 1 :], smooth, color=_method_color(run.config.method), label=name)
+    ax.set_xlim(0, length)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel(f"position in a sequence of length {length}")
+    ax.set_ylabel(f"accuracy (%), mean of {window} positions")
+    ax.set_title("Where each method stops working")
+    legend_outside(ax)
+    return fig
+
+
+def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
+    """The weights of the query at position ``query`` of one sequence, against the distance back."""
+    tokens = np.asarray(tokens)
+    if tokens.ndim != 1:
+        raise ValueError(f"tokens must be one sequence (1-D); got shape {tokens.shape}")
+    if not 0 <= query < len(tokens):
+        raise ValueError(f"query must be a position in 0..{len(tokens) - 1}; got {query}")
+    weights = attention_weights(run, tokens[None, : query + 1])[0, query]
+    distances = query - np.arange(query + 1)
+    fig, ax = new_figure(height=3.6)
+    seen = run.config.table_rows - 1
+    ax.axvspan(0, seen, color=SEEN, alpha=0.6, lw=0)
+    ax.text(seen + 2, 0.97, f"distances 0..{seen} seen in training", fontsize=10, va="top",
+            transform=ax.get_xaxis_transform())
+    ax.vlines(distances, 0, weights, color=_method_color(run.config.method), lw=1.6)
+    for d in mark:
+        ax.annotate(f"{d} back: {weights[query - d]:.2f}", (d, weights[query - d]),
+                    xytext=(8, 6), textcoords="offset points", fontsize=10)
+    ax.set_xlim(-2, query + 2)
+    ax.set_ylim(0, max(0.05, 1.2 * float(weights.max())))
+    ax.set_xlabel("distance back from the query (query position minus key position)")
+    ax.set_ylabel("attention weight")
+    ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}")
+    return fig
+
+
+def pairs_figure(run: Run, *, max_distance: int = 255, mark=(1, 120)):
+    """Inside a RoPE head: (left) each pair's amplitude |c_i| as a share, next to the hand-built
+    look-back head's equal shares; (right) each pair's token-averaged score against the
+    distance back, and their sum."""
+    c = pair_coefficients(run)
+    built = look_back_coefficients(run.config)
+    pairs = np.arange(len(c))
+    fig, (left, right) = new_figure(1, 2, width=10.0, height=4.0, width_ratios=[1, 2.2])
+    left.bar(pairs - 0.2, np.abs(c) / np.abs(c).sum(), 0.4, color=_method_color("rope"), label="trained")
+    left.bar(pairs + 0.2, np.abs(built) / np.abs(built).sum(), 0.4, color="0.6", label="built by hand")
+    left.set_xticks(pairs)
+    left.set_xlabel("pair i (0 = fastest)")
+    left.set_ylabel("share of the amplitude")
+    left.set_title("How much each pair counts")
+    legend_outside(left, where="below")
+
+    distances = np.arange(max_distance + 1)
+    per_pair = pair_score_by_distance(run, distances)
+    seen = run.config.table_rows - 1
+    right.axvspan(0, seen, color=SEEN, alpha=0.6, lw=0)
+    top = np.argsort(-np.abs(c))[:2]
+    for i, color in zip(sorted(top), ("tab:purple", "tab:olive"), strict=True):
+        right.plot(distances, per_pair[:, i], color=color, lw=1.2, label=f"pair {i}")
+    total = per_pair.sum(axis=1)
+    right.plot(distances, total, color="black", lw=1.6, label="sum of all pairs")
+    right.axhline(total[run.config.distance], color="black", ls=":", lw=1)
+    for d in mark:
+        right.plot([d], [total[d]], "o", color="crimson", ms=5)
+        right.annotate(f"{d} back", (d, total[d]), xytext=(4, 8), textcoords="offset points", fontsize=10)
+    right.set_xlabel("distance back (query position minus key position)")
+    right.set_ylabel("score, averaged over tokens")
+    right.set_title(f"Scores by distance (shaded: seen in training, 0..{seen})")
+    legend_outside(right, where="below")
+    return fig
+
+
+__all__ = [
+    "METHODS",
+    "accuracy_by_length_figure",
+    "accuracy_by_position_figure",
+    "attention_row_figure",
+    "pairs_figure",
+    "training_curves_figure",
+]
