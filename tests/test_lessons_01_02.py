@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lessons.claims import all_claims  # noqa: E402
-from lessons.figures import arrows, motion  # noqa: E402
+from lessons.figures import arrows, motion, style  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NB01 = ROOT / "notebooks" / "01_order_and_the_2d_turn.ipynb"
@@ -154,6 +154,45 @@ def test_the_old_label_placement_would_have_failed():
     points = _segment_pixels(ax, np.array([0.0, 0.0]), np.array([1.0, 0.0]))
     assert any(box.padded(-1.0).contains(*p) for p in points)
     assert at_edge.label.get_window_extent(renderer).x1 > ax.get_window_extent(renderer).x1
+
+
+# --- 01 and 02: the house style ------------------------------------------------------------
+
+
+def _explorer_figure():
+    return motion.PositionExplorer(4, 2).figure
+
+
+def _animation_figure():
+    anim = motion.moving_animation()
+    anim.draw_frame(len(motion.STORY) - 1)
+    return anim._fig
+
+
+READABLE = {
+    **FIGURES_01,
+    "key frames": lambda: motion.key_frames_figure(),
+    "animation frame": _animation_figure,
+    "slider picture": _explorer_figure,
+}
+
+
+@pytest.mark.parametrize("make", READABLE.values(), ids=READABLE.keys())
+def test_figures_of_01_and_02_keep_the_house_style(make):
+    fig = make()
+    assert fig.dpi == style.DPI
+    assert fig.get_size_inches()[0] <= style.MAX_FIGURE_WIDTH
+    report = style.check_readable(fig)  # no text below the minimum size, none clipped
+    assert report.smallest.points >= style.SMALL_FONT_SIZE - 1
+
+
+def test_the_animation_picture_is_larger_than_before():
+    """It was 236 x 302 px with tick labels about 5 px high (issue 11)."""
+    fig = _animation_figure()
+    width, height = fig.get_size_inches() * fig.dpi
+    assert width >= 380 and height >= 460
+    ticks = [t for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    assert ticks and min(style.pixels(t.get_fontsize(), fig.dpi) for t in ticks) >= 12
 
 
 # --- 01 and 02: prose for learners ---------------------------------------------------------

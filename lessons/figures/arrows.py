@@ -17,12 +17,14 @@ from matplotlib.patches import Arc, Circle
 
 from .._checks import as_float_array
 from ..rotation import basis_contributions, radians_to_degrees, rotate_2d
+from . import style
 
-FIGSIZE_ONE = (4.6, 4.2)
-FIGSIZE_TWO = (8.2, 4.0)
-FIGSIZE_WIDE = (6.2, 4.4)
-DPI = 90
-LABEL_SIZE = 10
+# Sizes follow the house style (lessons.figures.style): its dpi and font sizes.
+FIGSIZE_ONE = (4.8, 4.4)
+FIGSIZE_WIDE = (6.4, 4.6)
+DPI = style.DPI
+LABEL_SIZE = style.SMALL_FONT_SIZE
+TITLE_SIZE = style.SMALL_FONT_SIZE + 1
 
 # Colours used across the course's arrow pictures.
 BEFORE = "0.55"
@@ -153,7 +155,7 @@ def plane_axes(ax, limit, *, title=None, circle=False, grid=True,
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title is not None:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=TITLE_SIZE)
 
 
 def _fmt(v: float) -> str:
@@ -172,7 +174,8 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
     if vectors.ndim != 2 or vectors.shape[1] != 2:
         raise ValueError(f"vectors must be a list of 2D vectors, shape (n, 2); got shape {vectors.shape}")
     n = len(vectors)
-    fig, axes = plt.subplots(1, n, figsize=(4.1 * n, 4.0), dpi=DPI, squeeze=False)
+    width = min(4.3 * n, style.MAX_FIGURE_WIDTH)
+    fig, axes = plt.subplots(1, n, figsize=(width, 4.2), dpi=DPI, squeeze=False)
     for ax, v in zip(axes[0], vectors, strict=True):
         turned = rotate_2d(v, np.pi / 2)
         limit = 1.25 * max(1.0, float(np.hypot(*v)))
@@ -182,7 +185,7 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
         r = 0.35 * float(np.hypot(*v))
         start = float(radians_to_degrees(np.arctan2(v[1], v[0])))
         ax.add_patch(Arc((0, 0), 2 * r, 2 * r, theta1=start, theta2=start + 90, color=AFTER, lw=1))
-    fig.suptitle("A quarter turn (90 degrees, counter-clockwise)", fontsize=11)
+    fig.suptitle("A quarter turn (90 degrees, counter-clockwise)")
     for ax in axes[0]:
         fit_labels(ax)
     fig.tight_layout()
@@ -227,13 +230,15 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     c, s = np.cos(angle), np.sin(angle)
     fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
     degrees = float(radians_to_degrees(angle))
-    title = f"The unit circle at {degrees:.2f} degrees: [cos, sin] = [{c:.2f}, {s:.2f}]"
+    title = f"The unit circle at {degrees:.2f} degrees:\n[cos, sin] = [{c:.2f}, {s:.2f}]"
     plane_axes(ax, 1.35, title=title, circle=True)
     draw_arrow(ax, (0, 0), (c, s), color=AFTER, gid="radius")
     ax.plot([c, c], [0, s], color=PART_B, lw=1.5, linestyle="--")
     ax.plot([0, c], [0, 0], color=PART_A, lw=3)
-    ax.text(c / 2, -0.09, f"cos = {c:.2f}", color=PART_A, ha="center", va="top", fontsize=LABEL_SIZE)
-    ax.text(c + 0.05, s / 2, f"sin = {s:.2f}", color=PART_B, ha="left", va="center", fontsize=LABEL_SIZE)
+    ax.annotate(f"cos = {c:.2f}", (c / 2, 0), xytext=(0, -6), textcoords="offset points", color=PART_A,
+                ha="center", va="top", fontsize=LABEL_SIZE)
+    ax.annotate(f"sin = {s:.2f}", (c, s / 2), xytext=(8 if c >= 0 else -8, 0), textcoords="offset points",
+                color=PART_B, ha="left" if c >= 0 else "right", va="center", fontsize=LABEL_SIZE)
     ax.add_patch(Arc((0, 0), 0.5, 0.5, theta1=0, theta2=degrees, color="0.3", lw=1))
     ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=LABEL_SIZE - 1,
             ha="left", va="center")

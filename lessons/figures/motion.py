@@ -25,13 +25,13 @@ import json
 import re
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_positive
 from ..rotation import rotate_2d
+from . import style
 from .arrows import draw_arrow, plane_axes
 
 CONTENT = (1.0, 0.0)
@@ -39,14 +39,15 @@ Q_COLOR = "tab:blue"
 K_COLOR = "tab:orange"
 DOT_COLOR = "darkcyan"
 BAR_Y = -1.55  # where the dot-product bar sits, below the unit circle
-# One picture is PANEL_SIZE inches at DPI dots per inch: 387 x 468 px, and its 10-point
-# tick labels are about 12 px tall, close to the notebook's own text. Three still pictures
-# side by side stay inside JupyterLab's output width at 100%.
-PANEL_SIZE = (4.3, 5.2)
-FRAMES_PANEL_SIZE = (3.45, 4.3)
-DPI = 90
-TITLE_SIZE = 10
-TEXT_SIZE = 10
+# Sizes follow the house style (lessons.figures.style): one picture is PANEL_SIZE inches at
+# style.DPI, 390 x 480 px, with text of 10-12 points (14-17 px at 100%). Three still
+# pictures side by side (FRAMES_PANEL_SIZE each) stay inside the widest house figure.
+DPI = style.DPI
+PANEL_SIZE = (3.9, 4.8)
+FRAMES_PANEL_SIZE = (3.1, 4.1)
+TITLE_SIZE = style.SMALL_FONT_SIZE + 1
+TEXT_SIZE = style.FONT_SIZE
+SMALL_SIZE = style.SMALL_FONT_SIZE
 
 
 @dataclass(frozen=True)
@@ -124,13 +125,13 @@ class PairPicture:
         ax.plot([-1, 1], [BAR_Y, BAR_Y], color="0.6", lw=1)
         for x in (-1, 0, 1):
             ax.plot([x, x], [BAR_Y - 0.08, BAR_Y + 0.08], color="0.4", lw=1)
-            ax.text(x, BAR_Y - 0.13, f"{x}", ha="center", va="top", fontsize=TEXT_SIZE - 1, color="0.35")
+            ax.text(x, BAR_Y - 0.13, f"{x}", ha="center", va="top", fontsize=SMALL_SIZE, color="0.35")
         (self.bar,) = ax.plot([0, 0], [BAR_Y, BAR_Y], color=DOT_COLOR, lw=7, solid_capstyle="butt")
         self.bar.set_gid("dot_bar")
         self.q_arrow = draw_arrow(ax, (0, 0), (1, 0), color=Q_COLOR, gid="q")
         self.k_arrow = draw_arrow(ax, (0, 0), (1, 0), color=K_COLOR, gid="k", width=1.6)
-        self.q_label = ax.text(0, 0, "Q", color=Q_COLOR, fontsize=TEXT_SIZE + 1, ha="center", va="center")
-        self.k_label = ax.text(0, 0, "K", color=K_COLOR, fontsize=TEXT_SIZE + 1, ha="center", va="center")
+        self.q_label = ax.text(0, 0, "Q", color=Q_COLOR, fontsize=TEXT_SIZE, ha="center", va="center")
+        self.k_label = ax.text(0, 0, "K", color=K_COLOR, fontsize=TEXT_SIZE, ha="center", va="center")
         self.dot_label = ax.text(
             0, BAR_Y + 0.16, "", color=DOT_COLOR, fontsize=TEXT_SIZE, ha="center", va="bottom"
         )
@@ -269,14 +270,14 @@ def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0, dpi=
     frames = _check_story(frames)
     n = len(frames)
     width, height = FRAMES_PANEL_SIZE
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), dpi=dpi, squeeze=False)
+    fig, axes = style.new_figure(1, n, width=min(width * n, style.MAX_FIGURE_WIDTH), height=height, dpi=dpi,
+                                 squeeze=False)
     fig.pictures = []
     for ax, (q_position, k_position, caption) in zip(axes[0], frames, strict=True):
         picture = PairPicture(ax, content=content, frequency=frequency)
         picture.show(q_position, k_position, caption)
         fig.pictures.append(picture)
-    fig.suptitle("Same content [1, 0] for Q and K: the dot follows the distance", fontsize=TITLE_SIZE + 1)
-    fig.tight_layout()
+    fig.suptitle("Same content [1, 0] for Q and K: the dot follows the distance")
     return fig
 
 
