@@ -201,3 +201,65 @@ def test_a_claim_whose_computation_raises_is_reported(monkeypatch, capsys):
     monkeypatch.setitem(_registry._CLAIMS, target.id, dataclasses.replace(target, compute=broken))
     assert l13.main(["--notebook", "03"]) == 1
     assert "error: RuntimeError: the experiment broke" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- the table ending a notebook
+
+
+def test_claims_table_html_is_a_table_with_one_row_per_claim():
+    from lessons.claims import table
+
+    html = table(9)._repr_html_()
+    assert html.startswith('<table class="lessons-claims" data-notebook="09">')
+    assert html.count("<tr title=") == len(all_claims("09"))
+    assert html.count("<td ") == 4 * len(all_claims("09"))  # every row has its four cells
+    # Each number of a vector sits in its own no-wrap span: a line may break between numbers only.
+    nowrap = '<span style="white-space: nowrap">'
+    assert f"{nowrap}[0.38205142,</span> {nowrap}0.62054458]</span>" in html
+    assert f"{len(all_claims('09'))} of {len(all_claims('09'))} claims of notebook 09 hold" in html
+
+
+def test_claims_table_text_keeps_its_columns_and_numbers():
+    from lessons.claims import table
+
+    shown = table("03")
+    text = repr(shown)
+    assert text == str(shown) == repr(table(3))  # the same on every call: no timing, no addresses
+    lines = text.splitlines()
+    assert all(len(line) <= 100 for line in lines)
+    header = lines[0]
+    stated_at, computed_at = header.index("stated"), header.index("computed")
+    whole = set(re.findall(r"-?\d[\d.e+-]*", text))
+    for c in all_claims("03"):  # every stated number is printed whole
+        assert set(re.findall(r"-?\d[\d.e+-]*", c.stated_text())) <= whole, c.id
+    for line in lines[1:-1]:  # every value starts at its column: nothing is shifted
+        assert line[stated_at - 2:stated_at] in ("  ", "") and line[computed_at - 2:computed_at] in ("  ", "")
+    assert lines[-1] == f"{len(all_claims('03'))} of {len(all_claims('03'))} claims of notebook 03 hold"
+
+
+def test_show_prints_plain_text_outside_ipython(capsys):
+    from lessons.claims import show, table
+
+    show("2")
+    assert capsys.readouterr().out == table("02").text() + "\n"
+
+
+def test_show_displays_the_table_object_in_ipython(monkeypatch):
+    import IPython
+    import IPython.display
+
+    from lessons.claims import ClaimsTable, show
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    assert show("05") is None  # nothing for the cell to echo a second time
+    assert len(shown) == 1 and isinstance(shown[0], ClaimsTable) and shown[0].notebook == "05"
+
+
+@pytest.mark.parametrize("bad", ["x", "0", "100", "3.0", True, None])
+def test_show_names_a_bad_notebook(bad):
+    from lessons.claims import table
+
+    with pytest.raises(ValueError, match=r"notebook must be a notebook number such as 3 or '03'; got"):
+        table(bad)
