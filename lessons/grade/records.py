@@ -185,13 +185,12 @@ def read_sheet(path: Path, records: dict[str, dict]) -> dict:
     reader = csv.DictReader(io.StringIO(text))
     need = {"student", "question", "points"}
     if reader.fieldnames is None or not need <= set(reader.fieldnames):
-        raise SheetError(f"{path} line 1: the header must name the columns {', '.join(SHEET_COLUMNS)}; "
+        raise SheetError(f"{path.name} row 1: the header must name the columns {', '.join(SHEET_COLUMNS)}; "
                          f"got {', '.join(reader.fieldnames or []) or 'nothing'}")
     grades: dict = {}
-    for row in reader:
-        line = reader.line_num
+    for number, row in enumerate(reader, start=2):  # as a spreadsheet numbers rows: the header is 1
         student, gid = (row.get("student") or "").strip(), (row.get("question") or "").strip()
-        where = f"{path.name} line {line}"
+        where = f"{path.name} row {number} (line {reader.line_num})"
         if student not in records:
             raise SheetError(f"{where}: no graded submission of a student {student!r}")
         exercises = records[student]["exercises"]

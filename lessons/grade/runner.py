@@ -334,7 +334,9 @@ class KernelSession:
         result = self.result
         if gid in result.replies or gid in self.skip_probes:
             return
-        timeout = self._budget(self.limits.probe_timeout)
+        # a checker exercise calls the learner's checker once per candidate, each with its limit
+        limit = self.limits.probe_timeout + len(q.candidates) * q.exercise.time_limit
+        timeout = self._budget(limit)
         self.probe_cell.source = probe_source(q, self.nonce)
         outcome, detail = await self._run(self.probe_cell, self.probe_index, timeout)
         if outcome in (Outcome.DEAD, Outcome.BROKEN):
@@ -342,7 +344,7 @@ class KernelSession:
             self.skip_probes.add(gid)
             raise _Restart
         if outcome is Outcome.TIMEOUT:
-            if timeout < self.limits.probe_timeout:
+            if timeout < limit:
                 raise _OutOfTime
             result.replies[gid] = Unanswered(NoAnswer.TIMED_OUT,
                                              f"{name} did not return within {int(timeout)} s")
