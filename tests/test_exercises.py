@@ -410,3 +410,23 @@ def test_differences_notices_a_stale_notebook(tmp_path):
     nb.cells[3].source += "\n# edited by hand"
     nbformat.write(nb, tmp_path / "stale.ipynb")
     assert differences(tmp_path / "stale.ipynb", STUDENT) == ["cell 4: the source differs"]
+
+
+def test_a_checker_that_hangs_is_stopped_at_the_time_limit():
+    import dataclasses
+    import time
+
+    from lessons.exercises import outputs_of
+
+    ex = dataclasses.replace(get("ex06_check_rope"), time_limit=0.2)
+
+    def hangs(rope):
+        while True:
+            time.sleep(0.01)
+
+    start = time.perf_counter()
+    outputs, _ = outputs_of(ex, hangs, np.random.default_rng(0))
+    assert time.perf_counter() - start < 5
+    assert outputs["correct"] == {"timeout": True}
+    verdict = judge(ex, outputs, public=True)
+    assert verdict.points == 0 and verdict.outcome is Outcome.ERROR and "time limit" in verdict.message()

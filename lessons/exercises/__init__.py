@@ -19,9 +19,17 @@ How to add an exercise (notebooks 07-09 do it the same way as 06):
                      for _ in range(10)]
 
          @function_exercise("ex07_added_score", title="The added score", points=2,
-                            name="added_score", cases=_cases, tolerance=1e-6)
+                            name="added_score", cases=_cases, tolerance=1e-6,
+                            practises="what the exercise practises (the grading guide's list)",
+                            mutants=(Mutant("sign_flipped", "your output is what you get with "
+                                            "the angle's sign flipped: ...", <wrong function>),),
+                            where=lambda index, case: f"row {index[0]}")
          def _(x, position):
              return <the reference answer, computed with lessons code>
+
+   The reference's parameter names are the ones the learner must keep (a renamed one is
+   reported as "keep the parameter names (x, position)"). Give every function exercise
+   mutants: a wrong answer that gives a mutant's outputs on every drawn case gets its hint.
 
    Cases are plain data (ints, floats, nested lists): the learner's function and the
    reference receive lists as float64 numpy arrays (:func:`call_arguments`). Draw other
