@@ -259,7 +259,8 @@ def test_two_planes_explorer_moves_both_or_only_k_and_locks():
     explorer.k_slider.value = 9
     assert (explorer.q_slider.value, explorer.k_slider.value) == (10, 9)
     assert explorer.state.distance == -1
-    assert "change of the total +0.9714" in explorer.readout.value
+    assert "change of the total +0.9714" in explorer.locked_readout.value
+    assert explorer.readout.value.startswith("Q at 10, K at 9, distance -1")
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     check_readable(explorer.figure)
     bundle = explorer._repr_mimebundle_()

@@ -250,7 +250,8 @@ class TwoPlanesExplorer:
                                           description="sliders",
                                           style={**style, "button_width": "190px"})
         self.lock_button = widgets.Button(description="lock this result")
-        self.readout = widgets.HTML()
+        self.readout = widgets.Label()
+        self.locked_readout = widgets.Label()
         self.image = widgets.Image(format="png")
         self.locked: TwoPlanesState | None = None
         self._syncing = False
@@ -258,7 +259,8 @@ class TwoPlanesExplorer:
         self.k_slider.observe(lambda change: self._moved(change, self.q_slider), names="value")
         self.lock_button.on_click(lambda _button: self.lock())
         self.widget = widgets.VBox(
-            [self.mode, self.q_slider, self.k_slider, self.lock_button, self.readout, self.image],
+            [self.mode, self.q_slider, self.k_slider, self.lock_button, self.readout, self.locked_readout,
+             self.image],
             layout=widgets.Layout(align_items="flex-start"),
         )
         self.state: TwoPlanesState | None = None
@@ -291,11 +293,13 @@ class TwoPlanesExplorer:
         self.picture.show(state, locked=self.locked)
         text = (f"Q at {state.q_position:g}, K at {state.k_position:g}, distance {state.distance:+g}: "
                 f"pair 0 {state.shares[0]:+.4f}, pair 1 {state.shares[1]:+.4f}, total {state.total:+.4f}")
+        locked_text = "nothing locked yet"
         if self.locked is not None:
             change = state.total - self.locked.total
-            text += (f"<br>locked: Q at {self.locked.q_position:g}, K at {self.locked.k_position:g}, "
-                     f"total {self.locked.total:+.4f}; change of the total {change:+.4f}")
+            locked_text = (f"locked: Q at {self.locked.q_position:g}, K at {self.locked.k_position:g}, "
+                           f"total {self.locked.total:+.4f}; change of the total {change:+.4f}")
         self.readout.value = text
+        self.locked_readout.value = locked_text
         self.image.value = _figure_png(self.figure, self.dpi)
         self.state = state
         return state
