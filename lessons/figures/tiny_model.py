@@ -135,7 +135,7 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
     return fig
 
 
-def pairs_figure(run: Run, *, max_distance: int = 255, mark=(1, 120)):
+def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
     """Inside a RoPE head: (left) each pair's amplitude |c_i| as a share, next to the hand-built
     look-back head's equal shares; (right) each pair's token-averaged score against the
     distance back, and their sum."""
