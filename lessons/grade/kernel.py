@@ -12,13 +12,14 @@ before any cap applies.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-from .sandbox import Sandbox
+from .sandbox import PidsCgroup, Sandbox
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -29,6 +30,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._run_dir = run_dir
         self._scratch = scratch
         self._python_path = python_path
+        self.pids_group: Path | None = None
         self._kernel_spec = KernelSpec(argv=["python"], display_name="sandboxed python", language="python",
                                        interrupt_mode="message")
 
@@ -37,7 +39,13 @@ class SandboxedKernelManager(AsyncKernelManager):
         return self._kernel_spec
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path)
+        cmd = self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path)
+        if self._sandbox.bwrap is None:
+            return cmd
+        PidsCgroup.remove(self.pids_group)  # a restarted kernel gets a fresh one
+        self.pids_group = PidsCgroup.create(f"l13-{os.getpid()}-{self._run_dir.parent.name}-{id(self):x}",
+                                            self._sandbox.max_processes)
+        return PidsCgroup.wrap(self.pids_group, cmd)
 
 
 class CappedClient(NotebookClient):
@@ -91,3 +99,4 @@ async def kill(km: AsyncKernelManager | None) -> None:
         await km.cleanup_resources()
     except Exception:
         pass
+    PidsCgroup.remove(getattr(km, "pids_group", None))

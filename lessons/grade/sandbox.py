@@ -202,3 +202,104 @@ class Sandbox:
                 "PYTHONPATH": str(python_path or self.stub_dir), "PYTHONDONTWRITEBYTECODE": "1",
                 "MPLBACKEND": "agg",
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+# ----------------------------------------------------------------- processes per submission
+class PidsCgroup:
+    """A pids-limited cgroup per kernel, where this machine lets the grader make one.
+
+    RLIMIT_NPROC bounds the sandbox's processes when the grader runs as an ordinary user; the
+    kernel does not apply it to a user namespace owned by root, so there (and wherever it
+    can) the grader also puts each kernel in its own cgroup with ``pids.max`` (cgroup v1's
+    pids hierarchy, or a v2 subtree with the pids controller). The kernel is started through
+    ``sh -c 'echo $$ > <cgroup>/cgroup.procs && exec "$@"'``, so it and everything it starts
+    are counted from the first instruction.
+    """
+
+    _base: Path | None | bool = False  # False: not probed yet
+
+    @classmethod
+    def base(cls) -> Path | None:
+        if cls._base is False:
+            cls._base = cls._probe()
+        return cls._base  # type: ignore[return-value]
+
+    @staticmethod
+    def _own(hierarchy: str) -> str | None:
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                if (hierarchy == "" and controllers == "") or hierarchy in controllers.split(","):
+                    return path
+        except OSError:
+            pass
+        return None
+
+    @classmethod
+    def _probe(cls) -> Path | None:
+        candidates = []
+        v1 = cls._own("pids")
+        if v1 is not None:
+            candidates.append(Path("/sys/fs/cgroup/pids") / v1.lstrip("/"))
+        v2 = cls._own("")
+        if v2 is not None and "pids" in _read(Path("/sys/fs/cgroup/cgroup.controllers")):
+            candidates.append(Path("/sys/fs/cgroup") / v2.lstrip("/"))
+        for base in candidates:
+            test = base / f"l13-probe-{os.getpid()}"
+            try:
+                test.mkdir()
+                try:
+                    (test / "pids.max").write_text("8")
+                finally:
+                    test.rmdir()
+                return base
+            except OSError:
+                continue
+        return None
+
+    @classmethod
+    def create(cls, name: str, limit: int) -> Path | None:
+        base = cls.base()
+        if base is None or limit <= 0:
+            return None
+        group = base / name
+        try:
+            group.mkdir(exist_ok=True)
+            (group / "pids.max").write_text(str(limit))
+        except OSError:
+            return None
+        return group
+
+    @staticmethod
+    def wrap(group: Path | None, cmd: list[str]) -> list[str]:
+        if group is None:
+            return cmd
+        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *cmd]
+
+    @staticmethod
+    def remove(group: Path | None) -> None:
+        """Kill what is left in the cgroup and remove it."""
+        if group is None:
+            return
+        import signal
+        import time
+
+        for _ in range(50):
+            pids = [int(p) for p in _read(group / "cgroup.procs").split()]
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                group.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
