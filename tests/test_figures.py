@@ -5,8 +5,10 @@ read-outs) and compares it with the package's own rotation and frequency code.
 """
 
 import base64
+import gc
 import json
 import re
+import warnings
 
 import matplotlib
 
@@ -29,6 +31,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without re
 def _close_figures():
     yield
     plt.close("all")
+    # Collect this test's animations now, while the warning about them is expected, rather
+    # than during some later test.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Animation was deleted without rendering anything")
+        gc.collect()
 
 
 def _titled(fig) -> bool:

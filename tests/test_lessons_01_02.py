@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -35,6 +37,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without re
 def _close_figures():
     yield
     plt.close("all")
+    # Collect this test's animations now, while the warning about them is expected, rather
+    # than during some later test.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Animation was deleted without rendering anything")
+        gc.collect()
 
 
 def _prose(path: Path) -> str:
