@@ -1,0 +1,268 @@
+"""The tiny trained head of notebook 10: gradients, RoPE's backward, determinism, errors, figures."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lessons.head import look_back_query  # noqa: E402
+from lessons.rope import rope_rotate  # noqa: E402
+from lessons.tiny_model import (  # noqa: E402
+    METHODS,
+    Config,
+    Run,
+    accuracy,
+    correct,
+    forward,
+    gradient_check,
+    init_params,
+    look_back_coefficients,
+    loss_and_grads,
+    pair_coefficients,
+    pair_score_by_distance,
+    peak_distance,
+    position_vectors,
+    random_tokens,
+    remedy_config,
+    rope_angles,
+    rotate,
+    score_entries_per_step,
+    tokens_per_step,
+    train,
+    unrotate,
+)
+
+
+def small(method: str, **kw) -> Config:
+    return Config(method=method, vocab=6, width=6, train_length=8, **kw)
+
+
+def perturbed_params(config: Config, seed: int = 5) -> dict:
+    """Initial parameters moved off their start (b_o is zero there, W_o small) so that every
+    gradient is exercised away from a special point."""
+    rng = np.random.default_rng(seed)
+    params = init_params(config)
+    return {k: v + rng.normal(scale=0.3, size=v.shape) for k, v in params.items()}
+
+
+# --------------------------------------------------------------------------- gradients
+
+
+@pytest.mark.parametrize("distance", [1, 3])
+@pytest.mark.parametrize("method", METHODS)
+def test_every_gradient_matches_central_differences(method, distance):
+    config = small(method, distance=distance)
+    tokens = random_tokens(np.random.default_rng(1), 3, 7, config.vocab)
+    errors = gradient_check(perturbed_params(config), tokens, config)
+    expected = {"W_q", "W_k", "W_o", "b_o"} | ({"P"} if method == "learned" else set())
+    assert set(errors) == expected
+    for name, err in errors.items():
+        assert err < 1e-6, f"{method}, D={distance}: gradient of {name} off by {err:.2e} (relative)"
+
+
+def test_gradient_check_catches_rope_backward_that_rotates_forward():
+    config = small("rope")
+    tokens = random_tokens(np.random.default_rng(2), 3, 8, config.vocab)
+    errors = gradient_check(perturbed_params(config), tokens, config, rope_backward=rotate)
+    assert errors["W_q"] > 0.1 and errors["W_k"] > 0.1
+    assert errors["W_o"] < 1e-6 and errors["b_o"] < 1e-6
+
+
+def test_gradient_check_catches_a_missing_rope_backward():
+    config = small("rope")
+    tokens = random_tokens(np.random.default_rng(2), 3, 8, config.vocab)
+    errors = gradient_check(perturbed_params(config), tokens, config, rope_backward=lambda g, a: g)
+    assert errors["W_q"] > 0.1 and errors["W_k"] > 0.1
+
+
+def test_learned_rows_past_the_sequence_get_no_gradient():
+    config = Config(method="learned", vocab=6, width=6, train_length=12)
+    tokens = random_tokens(np.random.default_rng(3), 2, 5, config.vocab)
+    _, grads = loss_and_grads(perturbed_params(config), tokens, config)
+    assert np.all(grads["P"][5:] == 0)
+    assert np.all(np.abs(grads["P"][:5]).sum(axis=1) > 0)
+
+
+def test_loss_with_a_zero_read_out_is_log_vocab():
+    config = small("rope")
+    params = init_params(config)
+    params["W_o"][:] = 0.0
+    tokens = random_tokens(np.random.default_rng(4), 2, 8, config.vocab)
+    assert forward(params, tokens, config).loss == pytest.approx(np.log(config.vocab), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- RoPE, forward and backward
+
+
+def test_rotate_is_rope_rotate_and_unrotate_undoes_it():
+    x = np.random.default_rng(5).normal(size=(3, 10, 8))
+    config = Config(width=8)
+    angles = rope_angles(config, 10)
+    np.testing.assert_allclose(rotate(x, angles), rope_rotate(x, np.arange(10)), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(unrotate(rotate(x, angles), angles), x, rtol=0, atol=1e-14)
+
+
+def test_unrotate_is_the_transpose_of_rotate():
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=(2, 1, 9, 8))
+    angles = rope_angles(Config(width=8), 9)
+    assert np.sum(rotate(x, angles) * y) == pytest.approx(np.sum(x * unrotate(y, angles)), abs=1e-12)
+
+
+def test_swap_puzzle_without_positions_and_with_rope():
+    tokens = random_tokens(np.random.default_rng(7), 1, 16, 16)
+    swapped = tokens.copy()
+    swapped[0, [3, 14]] = swapped[0, [14, 3]]
+    assert tokens[0, 3] != tokens[0, 14]
+    blind, rope = Config(method="none"), Config(method="rope")
+    for config, changes in ((blind, False), (rope, True)):
+        params = init_params(config)
+        a = forward(params, tokens, config).O[0, -1]
+        b = forward(params, swapped, config).O[0, -1]
+        assert bool(np.max(np.abs(a - b)) > 1e-6) is changes
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def test_learned_table_has_no_rows_past_its_length():
+    config = Config(method="learned")
+    params = perturbed_params(config)
+    vectors = position_vectors(params, config, 20)
+    np.testing.assert_array_equal(vectors[:16], params["P"])
+    assert np.all(vectors[16:] == 0)
+    assert position_vectors(params, Config(method="rope"), 20) is None
+
+
+# --------------------------------------------------------------------------- inside the head
+
+
+def hand_built_run(D: int) -> Run:
+    """A RoPE run whose every query is the look-back query of ``05`` and every key (1, 0, ...)."""
+    config = Config(method="rope", distance=D)
+    params = init_params(config)
+    params["W_q"][:] = look_back_query(config.width, D)
+    params["W_k"][:] = np.tile([1.0, 0.0], config.width // 2)
+    return Run(config, params, np.zeros(0), 0.0, 0)
+
+
+@pytest.mark.parametrize("D", [1, 3, 5])
+def test_hand_built_head_has_the_look_back_coefficients_and_peaks_D_back(D):
+    run = hand_built_run(D)
+    np.testing.assert_allclose(pair_coefficients(run), look_back_coefficients(run.config), atol=1e-12)
+    assert peak_distance(run, 15) == D
+
+
+def test_pair_scores_are_the_token_averaged_attention_scores():
+    config = Config(method="rope", vocab=5, width=6)
+    params = perturbed_params(config)
+    run = Run(config, params, np.zeros(0), 0.0, 0)
+    m, distances = 40, np.array([0, 1, 7, 30])
+    total = pair_score_by_distance(run, distances).sum(axis=1)
+    for delta, expected in zip(distances, total, strict=True):
+        q = rope_rotate(params["W_q"][:, None, :], [m])[:, 0]  # every query token at m
+        k = rope_rotate(params["W_k"][:, None, :], [m - delta])[:, 0]  # every key token at m - delta
+        assert np.mean(q @ k.T) / np.sqrt(config.width) == pytest.approx(expected, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- training
+
+
+def test_training_is_deterministic_and_seeded():
+    config = small("rope", steps=15)
+    a, b = train(config), train(config)
+    np.testing.assert_array_equal(a.losses, b.losses)
+    for name in a.params:
+        np.testing.assert_array_equal(a.params[name], b.params[name])
+    assert not np.array_equal(a.losses, train(small("rope", steps=15, seed=1)).losses)
+
+
+def test_training_lowers_the_loss_and_accuracy_is_a_share():
+    run = train(Config(method="rope", steps=60))
+    assert run.losses[-5:].mean() < 0.5 * run.losses[:5].mean()
+    right = correct(run, 32)
+    assert right.shape == (128, 31) and right.dtype == bool
+    assert accuracy(run, 32) == pytest.approx(right.mean())
+
+
+def test_varying_lengths_train_on_each():
+    run = train(Config(method="learned", lengths=(8, 12), steps=10))
+    assert run.params["P"].shape == (12, 16)
+    assert run.tokens_seen % 32 == 0 and 10 * 32 * 8 < run.tokens_seen < 10 * 32 * 12
+
+
+def test_remedy_keeps_the_tokens_per_step_and_quadruples_the_scores():
+    assert tokens_per_step(remedy_config("rope")) == tokens_per_step(Config()) == 512
+    assert score_entries_per_step(remedy_config("rope")) == 4 * score_entries_per_step(Config())
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "alibi"}, r"method must be one of none, sinusoidal, learned, rope; got 'alibi'"),
+        ({"width": 7}, r"width must be even .*got 7"),
+        ({"distance": 16}, r"distance must be smaller than train_length \(16\); got 16"),
+        ({"vocab": 0}, r"vocab must be a positive integer; got 0"),
+        ({"lengths": (1, 8)}, r"lengths must be a non-empty tuple of lengths above distance 1"),
+        ({"lr": 0.0}, r"lr must be positive; got 0.0"),
+    ],
+)
+def test_bad_config_is_refused_with_a_clear_message(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Config(**kwargs)
+
+
+def test_bad_tokens_are_refused():
+    config = Config()
+    params = init_params(config)
+    with pytest.raises(ValueError, match=r"tokens must lie in 0 \.\. 15; got 0 \.\. 16"):
+        forward(params, np.array([[0, 16, 3]]), config)
+    with pytest.raises(ValueError, match=r"tokens must be a \[batch, length\] array of integers"):
+        forward(params, np.array([1, 2, 3]), config)
+    with pytest.raises(ValueError, match=r"tokens must be longer than the distance 1; got length 1"):
+        forward(params, np.array([[1]]), config)
+
+
+def test_pair_coefficients_need_a_rope_run():
+    run = Run(Config(method="none"), init_params(Config(method="none")), np.zeros(0), 0.0, 0)
+    with pytest.raises(ValueError, match=r"pair coefficients need a RoPE run; got method 'none'"):
+        pair_coefficients(run)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def test_figures_are_readable():
+    from lessons.figures.style import check_readable
+    from lessons.figures.tiny_model import (
+        accuracy_by_length_figure,
+        accuracy_by_position_figure,
+        attention_row_figure,
+        pairs_figure,
+        training_curves_figure,
+    )
+    from lessons.tiny_model import sweep
+
+    runs = {m: train(Config(method=m, steps=10)) for m in ("none", "rope")}
+    results = {"RoPE": sweep(Config(method="rope", steps=10), (0, 1), (16, 32))}
+    tokens = random_tokens(np.random.default_rng(8), 1, 64, 16)[0]
+    figures = [
+        training_curves_figure(runs),
+        accuracy_by_length_figure(results, chance=1 / 16),
+        accuracy_by_position_figure(runs, length=64),
+        attention_row_figure(runs["rope"], tokens, 50, mark=(1,)),
+        pairs_figure(runs["rope"]),
+    ]
+    for fig in figures:
+        check_readable(fig)
+    assert len(figures[0].axes[0].lines) == 2
+    assert len(figures[4].axes) == 2
+    with pytest.raises(ValueError, match=r"query must be a position in 0\.\.63; got 64"):
+        attention_row_figure(runs["rope"], tokens, 64)
