@@ -192,9 +192,13 @@ def computable_far():
 
 # ---- which scalings change short distances -------------------------------------------------
 
-def short_distance_change(inv_freq, factor=1.0, distances=range(17)) -> float:
-    """Largest change of the seeded 07 score (q at 0, k at distance n) against the default frequencies."""
-    q, k = seeded_qk()
+def short_distance_change(inv_freq, factor=1.0, distances=range(17), contents=None) -> float:
+    """Largest change of the seeded 07 score (q at 0, k at position n) against the default frequencies.
+
+    ``contents=(k, q)`` swaps the roles: the moving vector is then the query, so the key sits
+    before it (dot products are symmetric, so only which one turns matters).
+    """
+    q, k = seeded_qk() if contents is None else contents
     distances = np.asarray(list(distances), dtype=np.float64)
     keys = np.tile(k, (len(distances), 1))
 
@@ -272,3 +276,17 @@ def longrope_short_prompt():
     ones = np.ones(D // 2)
     short, _ = longrope_frequencies(D, ones, f["none"] / f["NTK-aware"], TRAINED, TRAINED, factor=FACTOR)
     return float(np.max(np.abs(short - f["none"])))
+
+
+@claim("09.short.changes_keys_before", "... the same with the key at 0 and the query at 0-16 (keys before the query): linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("6.80", "3.87", "0.40", "1.57", "0.27"))
+def short_changes_keys_before():
+    f = scaled_frequencies()
+    inv, factor = yarn_frequencies(D, FACTOR, TRAINED)
+    q, k = seeded_qk()
+    return [
+        short_distance_change(f["linear"], contents=(k, q)),
+        short_distance_change(f["NTK-aware"], contents=(k, q)),
+        short_distance_change(inv, contents=(k, q)),
+        short_distance_change(inv, factor, contents=(k, q)),
+        short_distance_change(f["Llama 3"], contents=(k, q)),
+    ]
