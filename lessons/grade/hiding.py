@@ -23,16 +23,18 @@ HIDDEN_ERROR = "HiddenByGrader"
 
 # Used for an exercise that does not (yet) name what it hides itself (``Exercise.hides``).
 DEFAULT_HIDES: dict[str, tuple[str, ...]] = {
+    "ex06_score": ("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
+                   "lessons.head.pair_scores"),
     "ex06_rotate_pair": ("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
                          "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate"),
     "ex06_pair_frequencies": ("lessons.frequencies.pair_frequencies",),
     "ex06_apply_rope": ("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
-    "ex06_angles_d4": ("lessons.frequencies.angle_table",),
-    "ex06_length_d4": ("lessons.rope.rope_rotate",),
-    "ex06_cache_bug": ("lessons.kv_cache.RotaryKVCache.scores",),
-    "ex06_layout_bug": ("lessons.rope.rope_rotate",),
-    "ex07_position_vector": ("lessons.sinusoidal.sinusoidal_encoding",),
-    "ex07_four_terms": ("lessons.sinusoidal.score_terms",),
+    "ex06_rotated_d4": ("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
+    "ex06_pairs_under_one_turn": ("lessons.frequencies.pairs_under_one_turn",
+                                  "lessons.frequencies.turns_at_distance"),
+    "ex06_look_back_query": ("lessons.head.look_back_query",),
+    "ex06_look_back_weight": ("lessons.head.look_back_query",),
+    "ex07_gap_scores": ("lessons.sinusoidal.fixed_gap_scores",),
     # 08's own cells use rope_rotate (both layouts) and the cache throughout: nothing hidden
     # until its exercises name what they ask for (Exercise.hides).
     "ex09_yarn_inv_freq": ("lessons.scaling.yarn_frequencies",),
