@@ -10,6 +10,10 @@ added to the token vectors. Expanding the score of added positions,
 only the last term depends on n - m alone; the two cross terms each hold one absolute
 position, so the score moves when both positions shift together. Addition also changes
 the norm, where a rotation keeps it.
+
+That split is the simplified setup, with P added to q and k directly. The original
+Transformer adds P to the token before the projections W_Q and W_K, and then even the
+position-only term (P[m] W_Q) . (P[n] W_K) is not a function of n - m in general.
 """
 
 from __future__ import annotations
