@@ -103,10 +103,9 @@ def fit_labels(ax, *, pad=0.04, rounds=4) -> None:
     limits by what sticks out (plus ``pad``, a fraction of the width); a few rounds settle.
     """
     fig = ax.figure
+    renderer = fig.canvas.get_renderer()
     for _ in range(rounds):
-        fig.tight_layout()
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
+        ax.apply_aspect()  # the equal-aspect box for the current limits, without drawing
         x0, x1 = ax.get_xlim()
         y0, y1 = ax.get_ylim()
         to_data = ax.transData.inverted()
@@ -186,6 +185,7 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
         start = float(radians_to_degrees(np.arctan2(v[1], v[0])))
         ax.add_patch(Arc((0, 0), 2 * r, 2 * r, theta1=start, theta2=start + 90, color=AFTER, lw=1))
     fig.suptitle("A quarter turn (90 degrees, counter-clockwise)")
+    fig.tight_layout()
     for ax in axes[0]:
         fit_labels(ax)
     fig.tight_layout()
@@ -219,6 +219,7 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
     draw_arrow(ax, origin, part_b, color=PART_B, label=f"b part\n{_point(part_b)}", gid="part_b")
     draw_arrow(ax, part_a, total, color=PART_B, linestyle="--", width=1.5, gid="part_b_moved")
     draw_arrow(ax, origin, total, color=RESULT, label=f"sum {_point(total)}", width=2.5, gid="sum")
+    fig.tight_layout()
     fit_labels(ax)
     fig.tight_layout()
     return fig
@@ -243,6 +244,7 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=LABEL_SIZE - 1,
             ha="left", va="center")
     ax.plot([c], [s], "o", color=AFTER, ms=4)
+    fig.tight_layout()
     fit_labels(ax)
     fig.tight_layout()
     return fig
