@@ -439,6 +439,9 @@ def shot(page, target, directory: Path, name: str) -> Path:
 
 
 def check_images(page, report: Report, nb: str, stage: str, expected: int) -> None:
+    # Under load the outputs may still be rendering: give them up to 30 s to appear and decode.
+    ready = f"() => {{ const i = ({JS_IMAGES})(); return i.length >= {expected} && i.every(x => x.shown); }}"
+    wait_until(page, ready, 30.0)
     images = page.evaluate(JS_IMAGES)
     shown = sum(i["shown"] for i in images)
     report.check(
@@ -622,12 +625,20 @@ def check_claims_tables(page, report: Report, nb: str, expected: list[str]) -> N
     report.check(nb, "claims table: no number broken across two lines", not broken, ", ".join(broken[:5]))
 
 
+def label_of(path: Path) -> str:
+    """Where the notebook is in the checked copy: its path in the repository, or outside/NAME."""
+    path = path.resolve()
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else f"outside/{path.name}"
+
+
 def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, timeout_s: float) -> float:
     resolved = path.resolve()
     inside = resolved.is_relative_to(REPO)
-    relpath = resolved.relative_to(REPO).as_posix() if inside else f"outside/{path.name}"
-    nb = path.name
+    relpath = label_of(resolved)
+    nb = relpath  # notebooks/06_exercises.ipynb and solutions/06_exercises.ipynb differ
     stem = path.stem[:2] if path.stem[:2].isdigit() else path.stem
+    if inside and resolved.parent.name != "notebooks":
+        stem = f"{resolved.parent.name}_{stem}"
     stored = stored_outputs(path)
     started = time.monotonic()
     page = browser.new_page()
@@ -689,6 +700,10 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
             shot(page, figures.nth(i), shots, f"{stem}_2_figure{i + 1}")
         check_picture_text(page, report, nb, "after run all")
         check_claims_tables(page, report, nb, claims_notebooks(path))
+        tables = page.locator(".jp-Notebook table.lessons-claims")
+        for i in range(tables.count()):
+            tables.nth(i).scroll_into_view_if_needed()
+            shot(page, tables.nth(i), shots, f"{stem}_8_claims_table{i + 1}")
         if stored["animations"]:
             check_animation(page, report, nb, shots, stem)
         if stored["widgets"]:
@@ -710,10 +725,16 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a page closed mid-download: fine
+            super().handle_error(request, client_address)
+
+
 def serve(directory: Path) -> http.server.ThreadingHTTPServer:
     """Serve ``directory`` on 127.0.0.1 (a free port) from a background thread."""
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -853,8 +874,9 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for path in paths:
                     seconds = check_notebook(context, lab, path, report, shots, args.timeout)
-                    report.seconds[path.name] = seconds
-                    print(f"TIME  {path.name}: {seconds:.1f} s to open, run and check", flush=True)
+                    label = label_of(path)
+                    report.seconds[label] = seconds
+                    print(f"TIME  {label}: {seconds:.1f} s to open, run and check", flush=True)
                 if args.site is not None:
                     seconds = check_site(context, args.site, report, shots, args.timeout)
                     report.seconds["site"] = seconds
