@@ -85,6 +85,21 @@ def test_every_frame_of_the_story_is_titled_with_the_helper():
         assert picture.ax.get_title().endswith(f"distance {q_position - k_position:.0f}")
 
 
+def test_the_committed_animation_shows_no_controls_where_its_script_cannot_run():
+    """Opened untrusted, JupyterLab strips scripts: what is left must be a picture and a note."""
+    nb = nbformat.read(NB02, as_version=4)
+    players = [
+        o.data["text/html"]
+        for c in nb.cells if c.cell_type == "code"
+        for o in c.outputs if "_anim_img" in o.get("data", {}).get("text/html", "")
+    ]  # fmt: skip
+    assert len(players) == 1
+    static = re.sub(r"<script>.*?</script>", "", players[0], flags=re.S)
+    assert "<button" not in static and "<input" not in static
+    assert re.search(r'<img src="data:image/png;base64,', static)
+    assert "To play it, run this cell" in static
+
+
 def test_describe_positions_writes_fractional_positions_and_refuses_text():
     assert motion.describe_positions(2.5, 1.5) == "Q at 2.50, K at 1.50, distance 1"
     assert motion.describe_positions(0, 0) == "Q at 0, K at 0, distance 0"
