@@ -125,12 +125,19 @@ def test_an_empty_folder_exits_non_zero_saying_what_it_found(tmp_path):
     assert not (tmp_path / "out" / "gradebook.csv").exists()
 
 
+def test_notebooks_that_match_no_course_notebook_exit_non_zero(tmp_path):
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "homework.ipynb").write_text(nbformat.writes(v4.new_notebook()))
+    done = grade(tmp_path / "subs", "--out", tmp_path / "out")
+    assert done.returncode == 1
+    assert "could be matched to a course notebook" in done.stderr and "--notebook NN" in done.stderr
+    with open(tmp_path / "out" / "gradebook.csv", newline="") as fh:
+        row = next(csv.DictReader(fh))
+    assert row["grading"].startswith("not graded: cannot tell which notebook")
+
+
 def test_shipped_course_cells_match_the_notebooks():
     done = subprocess.run([sys.executable, "-m", "lessons.grade.course", "--check"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
-
-def _rows(out: Path) -> dict:
-    with open(out / "gradebook.csv", newline="") as fh:
-        return {r["student"]: r for r in csv.DictReader(fh)}

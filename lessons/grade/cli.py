@@ -166,4 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     total = len(records)
     where = args.out / ("records" if shard else "gradebook.csv")
     print(f"{total} submission{'s' if total != 1 else ''} in {where}", file=sys.stderr)
+    unknown = [r["student"] for r in records.values() if r.get("notebook") is None]
+    if records and len(unknown) == len(records):
+        return _fail(f"none of the {total} notebooks could be matched to a course notebook "
+                     f"({', '.join(known)}): name the files (or their folders) NN_*.ipynb as the course "
+                     "does, or pass --notebook NN", 1)
     return 0
