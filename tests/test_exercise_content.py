@@ -389,3 +389,12 @@ def test_the_grading_guide_lists_every_exercise():
             assert row in section, row
             line = next(line for line in section.splitlines() if line.startswith(row))
             assert f"| {ex.points:g} |" in line
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS)
+def test_exercise_text_has_no_control_characters(nb):
+    """A lost backslash in a formula (\\v, \\b, \\f) turns into a control character."""
+    for where in ("solutions", "notebooks"):
+        for cell in nbformat.read(_path(where, nb), as_version=4).cells:
+            bad = [ch for ch in cell.source if ord(ch) < 32 and ch not in "\n\t"]
+            assert not bad, (where, nb, cell.source[:80])
