@@ -28,6 +28,7 @@ from ..tiny_model import (
     run_of,
     score_entries_per_step,
     sweep,
+    test_tokens,
     tokens_per_step,
 )
 from ._registry import claim
@@ -185,6 +186,29 @@ def rope_trained_peak():
 def rope_peak_beats_distance_1():
     profile = pair_score_by_distance(run_of(Config()), [1, 120]).sum(axis=1)
     return bool(profile[1] > profile[0])
+
+
+def query_200_weights() -> np.ndarray:
+    """Seed 0's RoPE head: the weights of the query at 200 in the first test sequence of length 256."""
+    run = run_of(Config())
+    tokens = test_tokens(256, run.config.vocab)[:1, :201]
+    return forward(run.params, tokens, run.config).A[0, 200]
+
+
+@claim("10.rope.query_200_distance",
+       "RoPE (seed 0), one sequence of length 256: the query at 200 puts its largest weight 38 back", 38)
+def rope_query_200_distance():
+    return int(200 - np.argmax(query_200_weights()))
+
+
+@claim("10.rope.query_200_weight", "... with weight", "0.28", tolerance=0.005)
+def rope_query_200_weight():
+    return float(query_200_weights().max())
+
+
+@claim("10.rope.query_200_one_back", "... and less than 0.05 on the key one back", True)
+def rope_query_200_one_back():
+    return bool(query_200_weights()[199] < 0.05)
 
 
 @claim("10.rope.far_share",
