@@ -154,6 +154,8 @@ class KernelSession:
     result: RunResult = field(default_factory=RunResult)
     skip_cells: set = field(default_factory=set)
     skip_probes: set = field(default_factory=set)
+    memory_cells: set = field(default_factory=set)  # cells that ran out of memory (hogs)
+    retried: set = field(default_factory=set)  # exercises whose probe ended the kernel once
     restarts: int = 0
     started: float | None = None
     deadline: float | None = None
@@ -314,6 +316,8 @@ class KernelSession:
                     raise _Restart
             elif outcome is Outcome.ERROR:
                 self.result.cell_errors.setdefault(number, detail)
+                if detail == "MemoryError":
+                    self.memory_cells.add(index)
                 if detail == "HiddenByGrader":
                     self.result.hidden_calls.setdefault(number, detail)
             elif index in self.check_at:  # the check cell ran: judge its exercises now
@@ -340,6 +344,12 @@ class KernelSession:
         self.probe_cell.source = probe_source(q, self.nonce)
         outcome, detail = await self._run(self.probe_cell, self.probe_index, timeout)
         if outcome in (Outcome.DEAD, Outcome.BROKEN):
+            if gid not in self.retried and self.memory_cells:
+                # The kernel may have died of a cell that hoarded memory: once, try again
+                # after a restart without the cells that ran out of memory.
+                self.retried.add(gid)
+                self.skip_cells |= self.memory_cells
+                raise _Restart
             result.replies[gid] = Unanswered(NoAnswer.KILLED_KERNEL, f"{name}: {self._why(outcome, detail)}")
             self.skip_probes.add(gid)
             raise _Restart
