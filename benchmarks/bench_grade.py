@@ -79,7 +79,9 @@ def run_nbgrader(subs: Path, names: list[str], work: Path) -> tuple[float, dict[
     (course / "nbgrader_config.py").write_text(
         f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\nc.CourseDirectory.course_id = 'l13'\n"
         "c.ExecutePreprocessor.timeout = 120\n")
-    env = dict(os.environ, L13_CHECK_RAISES="1")
+    # nbgrader runs its helpers (alembic) from PATH: the environment's own bin first
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = dict(os.environ, L13_CHECK_RAISES="1", PATH=path)
     nbgrader = [sys.executable, "-m", "nbgrader"]
     subprocess.run([*nbgrader, "generate_assignment", "ps1", "--force"], cwd=course, env=env, check=True,
                    capture_output=True)
