@@ -118,7 +118,11 @@ def score(q: Question, reply, drawn: Drawn | None = None, where: int | None = No
     if isinstance(reply, Unanswered):
         return unanswered(ex, reply)
     expected = drawn.expected.get(ex.grade_id) if drawn is not None else None
-    v = judge(ex, reply, q.cases, expected=expected)
+    try:
+        v = judge(ex, reply, q.cases, expected=expected)
+    except Exception as exc:  # a fault of the course's judge must not stop the class's grading
+        why = f"the judge failed ({type(exc).__name__}: {exc})"
+        return unanswered(ex, Unanswered(NoAnswer.UNREADABLE, why))
     return from_verdict(ex, v, where)
 
 
