@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             records, missing_records = collect(args.submissions, opts)
         except NothingToGrade as exc:
             return _fail(str(exc))
+        if not records and not missing_records:
+            return _fail(f"no records in {args.out / 'records'} to collect: grade (or run the shards) first", 1)
         print(f"{len(records)} record{'s' if len(records) != 1 else ''} in {args.out / 'gradebook.csv'}",
               file=sys.stderr)
         if missing_records:
