@@ -122,13 +122,16 @@ def main(argv: list[str] | None = None) -> int:
                     total_timeout=args.timeout, memory_bytes=args.memory << 20, max_output=args.max_output,
                     max_processes=args.max_processes)
     if args.collect:
+        from .records import load_records
+
+        if not args.submissions and not load_records(args.out):
+            return _fail(f"no records in {args.out / 'records'} to collect: "
+                         "grade (or run the shards) first", 1)
         opts = Options(out=args.out, notebook=args.notebook, limits=limits, reveal=args.reveal, manual=manual)
         try:
             records, missing_records = collect(args.submissions, opts)
         except NothingToGrade as exc:
             return _fail(str(exc))
-        if not records and not missing_records:
-            return _fail(f"no records in {args.out / 'records'} to collect: grade (or run the shards) first", 1)
         print(f"{len(records)} record{'s' if len(records) != 1 else ''} in {args.out / 'gradebook.csv'}",
               file=sys.stderr)
         if missing_records:
