@@ -77,7 +77,6 @@ from ._spec import (
     Verdict,
     call_arguments,
     checker_exercise,
-    compare,
     format_call,
     format_plain,
     function_exercise,
@@ -195,56 +194,6 @@ def check(grade_id: str, answer=None, *, seed: int | None = None) -> None:
         raise AssertionError(f"{grade_id}: {verdict.outcome.value}")
 
 
-# ------------------------------------------------- the older API (kept for older callers)
-class _NotAnswered(Exception):
-    pass
-
-
-def counterexample(ex: Exercise, answer, rng: np.random.Generator) -> tuple[int, dict | None]:
-    """(cases checked, first failure or None) in the older dict form; raises ``_NotAnswered``
-    for a stub. Prefer :func:`verdict_of` / :func:`judge`."""
-    outputs, cases = outputs_of(ex, answer, rng)
-    verdict = judge(ex, outputs, cases)
-    if verdict.outcome is Outcome.MISSING and (verdict.failure is None or verdict.failure.case is None):
-        raise _NotAnswered
-    n = verdict.cases
-    if verdict.right:
-        return n, None
-    f = verdict.failure
-    expected = (
-        ex.expected_value()
-        if ex.kind == "value"
-        else (ex.expected_for(f.case) if f is not None and f.case is not None else None)
-    )
-    given = f.given if f is not None and f.given is not None else verdict.outcome.value
-    return n, {
-        "input": f.case if f else None,
-        "expected": expected,
-        "given": given,
-        "reason": "\n".join(verdict.lines()[1:]) or verdict.outcome.value,
-    }
-
-
-def smallest(failures: list[dict]) -> dict | None:
-    """The failure with the smallest input (the easiest counterexample to read), or None."""
-    if not failures:
-        return None
-    return min(failures, key=lambda f: len(format_plain(f["input"], limit=10**9)))
-
-
-def describe_failure(ex: Exercise, failure: dict) -> list[str]:
-    """An older-form failure dict as lines of text (never the expected value of a value exercise)."""
-    lines = []
-    if failure.get("input") is not None:
-        lines.append(f"input:    {format_call(ex.name, failure['input'])}")
-    if ex.kind != "value":
-        lines.append(f"expected: {format_plain(failure['expected'], 200)}")
-        given = failure["given"]
-        lines.append(f"given:    {given if isinstance(given, str) else format_plain(given, 200)}")
-    lines.append(f"why:      {failure['reason']}")
-    return lines
-
-
 __all__ = [
     "KINDS",
     "MAX_ANSWER_SIZE",
@@ -258,9 +207,7 @@ __all__ = [
     "call_arguments",
     "check",
     "checker_exercise",
-    "compare",
-    "counterexample",
-    "describe_failure",
+    "format_call",
     "format_plain",
     "function_exercise",
     "get",
@@ -270,7 +217,6 @@ __all__ = [
     "run_case",
     "run_checker",
     "shape_of",
-    "smallest",
     "to_plain",
     "value_exercise",
     "verdict_of",

@@ -379,37 +379,6 @@ def _index(flat_index: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat_index, shape))
 
 
-def _index_text(flat_index: int, shape: tuple[int, ...]) -> str:
-    if not shape:
-        return ""
-    return "[" + ", ".join(str(i) for i in _index(flat_index, shape)) + "]"
-
-
-def compare(expected, given, tolerance: float) -> str | None:
-    """``None`` when ``given`` agrees with ``expected``; otherwise the reason, in words.
-
-    Kept for older callers; :func:`judge` is the one judge. Both are plain data. The shapes
-    must be equal and every number finite and within ``tolerance * max(1, |expected|)``.
-    """
-    exp_shape = shape_of(expected)
-    if given is None:
-        return "no answer (None)"
-    given_shape = shape_of(given)
-    if given_shape is None:
-        return "the answer is not a number or a regular array of numbers"
-    if given_shape != exp_shape:
-        return f"shape {given_shape} given, {exp_shape} expected"
-    for i, (e, g) in enumerate(zip(_flat(expected), _flat(given), strict=True)):
-        g = float(g)
-        where = _index_text(i, exp_shape)
-        if not math.isfinite(g):
-            return f"element {where} is {g}".replace("element  ", "the value ")
-        if abs(g - e) > tolerance * max(1.0, abs(e)):
-            label = f"element {where}" if where else "the value"
-            return f"{label} differs: {g:.8g} given, {e:.8g} expected"
-    return None
-
-
 def format_plain(value, limit: int = 400) -> str:
     """Plain data as short readable text (8 significant digits), cut at ``limit`` characters."""
 
@@ -824,7 +793,6 @@ __all__ = [
     "Verdict",
     "call_arguments",
     "checker_exercise",
-    "compare",
     "format_call",
     "format_plain",
     "function_exercise",
