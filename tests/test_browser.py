@@ -134,6 +134,12 @@ def missing_prerequisite() -> str | None:
     return None
 
 
+def test_a_missing_browser_is_named(monkeypatch, tmp_path):
+    """Where Chromium is missing the reason names it (skipped on a developer's machine, failed in CI)."""
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    assert missing_prerequisite() == f"no Chromium at {tmp_path / 'no-chromium'} (apt-get install chromium)"
+
+
 def bad_notebook(directory: Path) -> Path:
     """A notebook whose second figure has tiny text and whose third has text cut by its axes,
     executed (as the course's notebooks are committed with their outputs)."""

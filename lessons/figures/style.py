@@ -3,8 +3,9 @@
 Every picture of the course is read in JupyterLab at 100% zoom, where a figure is shown at
 its natural size (one PNG pixel = one CSS pixel) unless it is wider than the notebook's
 output area, which shrinks it. Text of ``p`` points in a figure of ``dpi`` dots per inch is
-``p * dpi / 72`` pixels tall there. The numbers below are chosen so that every text of every
-figure is at least :data:`MIN_TEXT_PX` pixels on screen:
+``p * dpi / 72`` pixels tall there (a font size, as CSS ``font-size`` counts it: a digit is
+about 0.7 of it). The numbers below are chosen so that every text of every figure is at
+least :data:`MIN_TEXT_PX` pixels on screen:
 
 =====================  ==========  ================================================
 name                   value       what it is
