@@ -116,7 +116,7 @@ def two_planes_move_both():
     return float(np.max(np.abs(after - before)))
 
 
-@claim("03.two_planes.move_only_k", "Then moving only K by 1 (Q at 7, K at 6): the shares and the total", ("0.5403", "0.9950", "1.5353"))
+@claim("03.two_planes.move_only_k", "Two pairs as above, then only K moved by 1 (Q at 7, K at 6): the shares and the total", ("0.5403", "0.9950", "1.5353"))
 def two_planes_move_only_k():
     shares = pair_scores([1, 0, 1, 0], [1, 0, 1, 0], 7, 6, inv_freq=TWO_SPEEDS)
     return (*shares, shares.sum())

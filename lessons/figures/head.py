@@ -121,8 +121,8 @@ class TwoPlanesPicture:
         for i, ax in enumerate(self.axes[:2]):
             plane_axes(ax, 1.45, circle=True, grid=False, xlabel=f"coordinate {2 * i}",
                        ylabel=f"coordinate {2 * i + 1}")
-            ax.set_xticks([-1, 0, 1])
-            ax.set_yticks([-1, 0, 1])
+            ax.set_xticks([])  # the unit circle is the scale; ticks would only cost drawing time
+            ax.set_yticks([])
             self.k_arrows.append(draw_arrow(ax, (0, 0), (1, 0), color=K_COLOR, gid="k", width=2.4))
             self.q_arrows.append(draw_arrow(ax, (0, 0), (1, 0), color=Q_COLOR, gid="q", width=1.6))
         self.q_labels = [ax.text(0, 0, "Q", color=Q_COLOR, fontsize=10, ha="center", va="center")
@@ -199,7 +199,7 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
     frames = list(frames)
     if not frames or any(len(f) != 3 for f in frames):
         raise ValueError(f"frames must be (q_position, k_position, caption) entries; got {frames!r}")
-    fig, axes = new_figure(len(frames), 3, width=9.0, height=3.7 * len(frames), squeeze=False,
+    fig, axes = new_figure(len(frames), 3, width=8.6, height=3.3 * len(frames), squeeze=False,
                            width_ratios=(1, 1, 1.25))
     fig.pictures, fig.states = [], []
     first = two_planes_state(frames[0][0], frames[0][1], frequencies=frequencies)
