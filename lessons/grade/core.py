@@ -114,11 +114,18 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
     student_events: list[str] = []
     cell_errors: dict = {}
     course_errors: dict = {}
+    course_events: list[str] = []
     if run is not None:
-        for key, text in run.events.items():
-            (grading_problems if key in GRADING_EVENTS else student_events).append(text)
         sources = dict(cells)
         hashes = course_cells(sub.notebook)
+        for key, text in run.events.items():
+            if key in GRADING_EVENTS:
+                grading_problems.append(text)
+            elif (isinstance(key, tuple) and key[0] == "cell"
+                  and is_course_cell(sources.get(key[1], ""), hashes)):
+                course_events.append(text)  # e.g. the course's own slow cell timed out: not the student's
+            else:
+                student_events.append(text)
         cell_errors = dict(run.cell_errors)
         course_errors = {n: e for n, e in cell_errors.items() if is_course_cell(sources.get(n, ""), hashes)}
     record = build_record(
@@ -128,9 +135,11 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
         timings=run.timings if run is not None else None, seconds=run.seconds if run is not None else 0.0)
     lost = any(e["points"] is not None and e["points"] < e["max"] and e["outcome"] != "MISSING"
                for e in exercises.values())
-    if course_errors and lost:
-        n = len(course_errors)
-        record["grading"] += f" ({n} of the course's own cell{'s' if n != 1 else ''} failed)"
+    record["course_cell_events"] = course_events
+    failed = set(course_errors) | {text for text in course_events}
+    if failed and lost:
+        n = len(failed)
+        record["grading"] += f" ({n} of the course's own cell{'s' if n != 1 else ''} failed or timed out)"
     return record
 
 
