@@ -109,10 +109,11 @@ def test_piped_into_head_ends_quietly():
     """``python -m lessons.l13 | head -3``: the reader closes the pipe early; no traceback."""
     l13_cmd = [sys.executable, "-m", "lessons.l13"]
     producer = subprocess.Popen(l13_cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    first = producer.stdout.readline()  # let it start writing, then stop reading
+    # Close the reading end before the claims are checked and printed: the first print meets
+    # a pipe nobody reads (EPIPE), as it does when head has exited. (Reading first would let
+    # the whole table fit in the pipe's buffer and test nothing.)
     producer.stdout.close()
-    _, err = producer.communicate(timeout=120)
-    assert first.strip() == b"" or first.startswith(b"notebook")
+    _, err = producer.communicate(timeout=300)
     assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()
     assert producer.returncode == 0
 
