@@ -266,3 +266,23 @@ def test_figures_are_readable():
     assert len(figures[4].axes) == 2
     with pytest.raises(ValueError, match=r"query must be a position in 0\.\.63; got 64"):
         attention_row_figure(runs["rope"], tokens, 64)
+
+
+def test_a_change_in_the_last_bits_of_the_start_changes_no_prediction(monkeypatch):
+    """The claims of 10 state whole percentages: a run must not amplify the low-bit differences
+    another BLAS would make. Perturb every initial weight by a relative 1e-12 and retrain."""
+    import lessons.tiny_model as tm
+
+    config = Config(method="rope")
+    reference = train(config)
+    original = tm.init_params
+
+    def nudged(c):
+        rng = np.random.default_rng(99)
+        return {k: v * (1 + 1e-12 * rng.normal(size=v.shape)) for k, v in original(c).items()}
+
+    monkeypatch.setattr(tm, "init_params", nudged)
+    moved = train(config)
+    assert np.max(np.abs(moved.params["W_q"] - reference.params["W_q"])) < 1e-8
+    for length in (16, 64, 256):
+        np.testing.assert_array_equal(correct(moved, length), correct(reference, length))
