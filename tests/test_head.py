@@ -1,6 +1,10 @@
 """The whole head (lessons.head) and its pictures (lessons.figures.head): notebooks 03-05."""
 
+import re
+from pathlib import Path
+
 import matplotlib
+import nbformat
 
 matplotlib.use("Agg")
 
@@ -298,3 +302,32 @@ def test_look_back_figure_shows_the_scores_and_weights_it_is_given():
     check_readable(fig)
     with pytest.raises(ValueError, match=r"one score per key: expected \(3,\), got \(2,\)"):
         look_back_figure([10, 11, 12], [1.0, 3.0], [1], [0.2], query_position=15, target=12)
+
+
+# --------------------------------------------------------------------------- the notebooks that teach it
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+MAINTAINER_WORDS = re.compile(r"\bnbval\b|\bCI\b|\bpytest\b|sanitiz|test run|rounding noise", re.IGNORECASE)
+
+
+def _markdown(name: str) -> list[str]:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == "markdown"]
+
+
+@pytest.mark.parametrize(
+    "name", ["03_many_pairs_many_speeds.ipynb", "04_the_code.ipynb", "05_the_token_swap.ipynb"]
+)
+def test_the_prose_of_03_to_05_holds_no_notes_for_maintainers(name):
+    found = [m.group(0) for text in _markdown(name) for m in MAINTAINER_WORDS.finditer(text)]
+    assert not found, f"{name} speaks to maintainers in its prose: {found}"
+
+
+def test_the_whole_head_sections_are_where_other_notebooks_point():
+    headings = {line.strip() for text in _markdown("03_many_pairs_many_speeds.ipynb")
+                for line in text.splitlines() if line.startswith("## ")}
+    assert "## A whole head fades on average: the long-term decay" in headings
+    assert "## The whole head as one matrix" in headings
+    assert "## Two planes under your hands" in headings
+    assert any("looks three tokens back" in t for t in _markdown("05_the_token_swap.ipynb"))
+    assert any("Only the distance matters, at a glance" in t for t in _markdown("04_the_code.ipynb"))
