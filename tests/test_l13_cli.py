@@ -36,7 +36,11 @@ def rows(stdout: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def table():
-    return run(columns=200)  # wide enough for every stated value on one line
+    return run(columns=80)  # (notebook 10's claims train a small model: run the whole table once)
+
+
+def numbers(text: str) -> set[str]:
+    return set(re.findall(r"-?\d[\d.e+-]*", text))
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +57,9 @@ def test_one_row_per_claim(table):
     found = rows(table.stdout)
     assert len(found) == len(CLAIMS)
     assert all(r.startswith("ok ") for r in found)
-    for c in CLAIMS:  # every claim's stated value is printed
-        assert c.stated_text() in table.stdout, c.id
+    printed = numbers(table.stdout)
+    for c in CLAIMS:  # every number of every claim's stated value is printed, whole
+        assert numbers(c.stated_text()) <= printed, c.id
     assert f"{len(CLAIMS)} of {len(CLAIMS)} claims hold" in table.stdout.splitlines()[-1]
     for nb in sorted({c.notebook for c in CLAIMS}):
         assert f"notebook {nb}" in table.stdout
@@ -107,7 +112,7 @@ def test_notebook_not_a_number_exits_2_naming_the_argument():
 
 def test_piped_into_head_ends_quietly():
     """``python -m lessons.l13 | head -3``: the reader closes the pipe early; no traceback."""
-    l13_cmd = [sys.executable, "-m", "lessons.l13"]
+    l13_cmd = [sys.executable, "-m", "lessons.l13", "--notebook", "3"]
     producer = subprocess.Popen(l13_cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # Close the reading end before the claims are checked and printed: the first print meets
     # a pipe nobody reads (EPIPE), as it does when head has exited. (Reading first would let
@@ -118,16 +123,16 @@ def test_piped_into_head_ends_quietly():
     assert producer.returncode == 0
 
 
-def test_at_80_columns_every_line_fits_and_no_number_is_broken():
-    result = run(columns=80)
+def test_at_80_columns_every_line_fits_and_no_number_is_broken(table):
+    result = table
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     too_long = [line for line in lines if len(line) > 80]
     assert too_long == []
     # Each number a claim states appears whole on one line (wrapping happens between numbers).
-    numbers = {n for c in CLAIMS for n in re.findall(r"-?\d[\d.e+-]*", c.stated_text())}
-    whole = set(re.findall(r"-?\d[\d.e+-]*", result.stdout))
-    assert numbers <= whole, sorted(numbers - whole)[:10]
+    stated = {n for c in CLAIMS for n in numbers(c.stated_text())}
+    whole = numbers(result.stdout)
+    assert stated <= whole, sorted(stated - whole)[:10]
     # Wrapped values continue in their own column: the row with the longest stated value
     # continues on the next line, starting under "stated".
     header = next(line for line in lines if "stated" in line and "computed" in line)
@@ -150,7 +155,7 @@ def test_one_notebook_only(capsys):
 
 
 def test_failed_lists_nothing_when_all_hold(capsys):
-    assert l13.main(["--failed"]) == 0
+    assert l13.main(["--failed", "--notebook", "02"]) == 0
     assert rows(capsys.readouterr().out) == []
 
 
@@ -163,31 +168,33 @@ def one_wrong_claim(monkeypatch):
     return wrong
 
 
-def test_a_failing_claim_exits_1_and_says_fail(one_wrong_claim, capsys):
-    assert l13.main([]) == 1
+def test_a_failing_claim_exits_1_and_says_fail(one_wrong_claim, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # every value on one line
+    assert l13.main(["--notebook", "02"]) == 1
     out = capsys.readouterr().out
     failing = [r for r in rows(out) if r.startswith("FAIL")]
     assert len(failing) == 1
     assert one_wrong_claim.text[:30] in failing[0]
     assert "[0.54030231, 0.84147099]" in out  # what the lesson states ...
     assert "[0.54030231, 0.84147098]" in out  # ... and what was computed
-    assert f"{len(CLAIMS) - 1} of {len(CLAIMS)} claims hold; 1 FAIL" in out
+    n = len(all_claims("02"))
+    assert f"{n - 1} of {n} claims hold; 1 FAIL" in out
 
 
 def test_a_failing_claim_in_json_and_failed_mode(one_wrong_claim, capsys):
-    assert l13.main(["--json"]) == 1
+    assert l13.main(["--json", "--notebook", "02"]) == 1
     payload = json.loads(capsys.readouterr().out)
     assert payload["failed"] == 1
     assert [e["id"] for e in payload["claims"] if not e["ok"]] == ["02.position_1"]
-    assert l13.main(["--failed"]) == 1
+    assert l13.main(["--failed", "--notebook", "02"]) == 1
     assert len(rows(capsys.readouterr().out)) == 1
 
 
 def test_json_failed_lists_only_the_failures(one_wrong_claim, capsys):
-    assert l13.main(["--json", "--failed"]) == 1
+    assert l13.main(["--json", "--failed", "--notebook", "2"]) == 1
     payload = json.loads(capsys.readouterr().out)
     assert [e["id"] for e in payload["claims"]] == ["02.position_1"]
-    assert payload["failed"] == 1 and payload["passed"] == len(CLAIMS) - 1
+    assert payload["failed"] == 1 and payload["passed"] == len(all_claims("02")) - 1
     assert l13.main(["--json", "--failed", "--notebook", "3"]) == 0
     assert json.loads(capsys.readouterr().out)["claims"] == []
 
