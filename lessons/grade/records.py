@@ -293,6 +293,8 @@ def feedback_markdown(r: dict, reveal: bool = False) -> str:
             points = "to be graded" if e["points"] is None else f"{num(e['points'])} / {num(e['max'])}"
             first = e["message"].splitlines()[0]
             short = first[len(e["title"]) + 2:] if first.startswith(e["title"] + ": ") else first
+            if short.endswith("does not pass.") and e.get("outcome_words"):
+                short = f"does not pass: {e['outcome_words']}"
             lines.append(f"| {e['title']} | {points} | {short.replace('|', '/')} |")
         lines.append("")
     for e in r["exercises"].values():

@@ -88,7 +88,8 @@ def _base(ex: Exercise) -> dict:
 def from_verdict(ex: Exercise, v: Verdict, where: int | None = None) -> dict:
     out = _base(ex)
     out.update({
-        "points": v.points, "outcome": v.outcome.name, "cases": v.cases, "passed": v.passed,
+        "points": v.points, "outcome": v.outcome.name, "outcome_words": v.outcome.value,
+        "cases": v.cases, "passed": v.passed,
         "message": v.message(reveal=False), "hint": v.hint,
     })
     if ex.kind == "value":
