@@ -14,9 +14,9 @@ Each pair only ever meets itself in a dot product, so the score splits pair by p
 
     (R_m q) . (R_n k) = sum_i  q_i^T R((n - m) omega_i) k_i ,
 
-where q_i = (q[2i], q[2i+1]). Every term depends on the distance n - m only, hence the sum.
-The distance here is always the key's position minus the query's, n - m: a key before the
-query has a negative distance.
+where q_i = (q[2i], q[2i+1]). Every term depends on n - m only, hence the sum. The course's
+distance is the query's position minus the key's, m - n (notebook 02): a key before its query
+is at a positive distance, and the formulas' n - m is minus the distance.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def look_back_query(d, D, base=DEFAULT_BASE) -> np.ndarray:
 
     Pair i of the query is (cos phi_i, sin phi_i) with phi_i = -D * omega_i. Against keys
     that hold (1, 0) in every pair, pair i contributes cos(phi_i - (n - m) omega_i) =
-    cos((n - m + D) omega_i) at distance n - m: all d/2 pairs reach their maximum 1 together
+    cos((n - m + D) omega_i) for a key at n: all d/2 pairs reach their maximum 1 together
     when the key sits D positions before the query, wherever the query is. Nothing in it
     depends on the absolute position.
     """

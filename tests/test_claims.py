@@ -30,10 +30,32 @@ ALL = all_claims()
 NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d{2,}(?!\d)")
 
 
+SECOND_EDITION = "## Second edition"
+
+
 def curriculum_sections() -> dict[str, str]:
-    text = CURRICULUM.read_text(encoding="utf-8")
+    """The first edition's per-notebook sections ("### NN — title"), by notebook number."""
+    text = CURRICULUM.read_text(encoding="utf-8").split(SECOND_EDITION, 1)[0]
     parts = re.split(r"^### (\d\d) ", text, flags=re.M)
     return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def second_edition_bullets() -> list[tuple[str | None, str]]:
+    """The second edition's bullets as (notebook or None, text). A bullet's bold title names its
+    notebook in parentheses ("**Padding positions (08).**"); the whole-head bullets name none."""
+    if not CURRICULUM.exists():
+        return []
+    text = CURRICULUM.read_text(encoding="utf-8")
+    if SECOND_EDITION not in text:
+        return []
+    body = text.split(SECOND_EDITION, 1)[1]
+    bullets = re.split(r"^- ", body, flags=re.M)[1:]
+    out = []
+    for bullet in bullets:
+        title = re.match(r"\*\*(.*?)\*\*", bullet)
+        marker = re.search(r"\((\d\d)\)", title.group(1)) if title else None
+        out.append((marker.group(1) if marker else None, bullet))
+    return out
 
 
 def stated_numbers(notebook: str) -> set[str]:
@@ -94,6 +116,29 @@ def test_curriculum_number_is_a_stated_claim_of_its_notebook(notebook, number):
     assert number in stated_numbers(notebook), (
         f"CURRICULUM.md section {notebook} states {number}, but no claim of notebook "
         f"{notebook} states it (lessons/claims/nb{notebook}.py)"
+    )
+
+
+def second_edition_numbers() -> list[tuple[str | None, str]]:
+    return sorted({(nb, n) for nb, body in second_edition_bullets() for n in NUMBER.findall(body)},
+                  key=lambda t: (t[0] or "", t[1]))
+
+
+def test_second_edition_is_parsed():
+    if not CURRICULUM.exists():
+        pytest.skip("the shared curriculum is not next to this checkout")
+    found = second_edition_numbers()
+    assert ("08", "0.84147098") in found and (None, "57.3819") in found
+
+
+@pytest.mark.parametrize(("notebook", "number"), second_edition_numbers(), ids=lambda v: str(v))
+def test_second_edition_number_is_a_stated_claim(notebook, number):
+    """Every number of the second edition is stated by a claim: of the notebook its bullet
+    names, or of any notebook for the whole-head bullets, which name none."""
+    notebooks = [notebook] if notebook else sorted({c.notebook for c in ALL})
+    where = f"notebook {notebook}" if notebook else "any notebook"
+    assert any(number in stated_numbers(nb) for nb in notebooks), (
+        f"CURRICULUM.md's second edition states {number} ({where}), but no claim states it"
     )
 
 
