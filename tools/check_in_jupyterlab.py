@@ -677,6 +677,12 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
                 anim.scroll_into_view_if_needed()
                 state = anim.evaluate(JS_ANIMATION)
                 shot(page, anim, shots, f"{stem}_1b_animation_untrusted")
+                # Untrusted, the player's script does not run: no button may look as if it works.
+                controls = anim.locator(".animation button, .animation input").count()
+                report.check(
+                    nb, "opened untrusted: the animation shows no controls that cannot work", controls == 0,
+                    f"{controls} buttons/inputs shown; picture shown: {state['shown']}",
+                )  # fmt: skip
                 if state["shown"]:
                     print(
                         f"INFO  {nb}: opened untrusted: the animation shows its first frame (player inactive)"
