@@ -4,8 +4,8 @@ For each notebook given on the command line the script:
 
 1. opens it as a learner who has just cloned the repository (the notebook is UNTRUSTED, nothing
    has run) and checks that every image stored in the file shows, that widget outputs fall back
-   to their text line (not "Error displaying widget") and records what a stored jshtml animation
-   looks like before it is run;
+   to their text line (not "Error displaying widget") and that a stored animation shows no
+   buttons or slider while its script cannot run;
 2. runs "Kernel > Restart Kernel and Run All Cells..." from the menu, waits until every code
    cell has run, and checks that each image output shows, that no cell has an error output
    (except cells tagged ``raises-exception``) and that no widget reports an error;
@@ -26,6 +26,8 @@ For each notebook given on the command line the script:
 
 With ``--site DIR`` it also opens the static site built by ``python -m lessons.site DIR``:
 the index, every link on it, and one notebook page (its images, and its animation plays).
+MathJax comes from a CDN there, which the check blocks: the page's math stays as TeX in its
+screenshots.
 
 It prints one line per check (``PASS`` / ``FAIL``), the time each notebook took, and exits
 with status 1 if any check failed. Screenshots (PNG) of the key moments are written to the
