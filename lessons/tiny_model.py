@@ -126,6 +126,30 @@ def random_tokens(rng: np.random.Generator, batch: int, length: int, vocab: int)
     return rng.integers(0, vocab, size=(batch, length))
 
 
+@functools.cache
+def _constant(kind: str, *args) -> np.ndarray:
+    """Tables that depend only on sizes, computed once per process (read-only): the one-hot
+    embeddings, the causal mask, the sinusoidal table and RoPE's angles. Training asks for
+    them every step; building them anew was a large part of a step's time on these tiny arrays.
+    """
+    if kind == "one_hot":
+        (vocab,) = args
+        table = np.eye(vocab)
+    elif kind == "mask":
+        (length,) = args
+        table = np.tri(length, dtype=bool)
+    elif kind == "sinusoidal":
+        length, vocab, base = args
+        table = sinusoidal_encoding(np.arange(length), vocab, base)
+    elif kind == "angles":
+        length, width, base = args
+        table = angle_table(np.arange(length), pair_frequencies(width, base))
+    else:
+        raise ValueError(f"kind must be one_hot, mask, sinusoidal or angles; got {kind!r}")
+    table.setflags(write=False)
+    return table
+
+
 def position_vectors(params: dict, config: Config, length: int) -> np.ndarray | None:
     """The [length, V] vectors added to the embeddings, or None (no positions, RoPE).
 
@@ -133,7 +157,7 @@ def position_vectors(params: dict, config: Config, length: int) -> np.ndarray | 
     vector (no row, no position).
     """
     if config.method == "sinusoidal":
-        return sinusoidal_encoding(np.arange(length), config.vocab, config.base)
+        return _constant("sinusoidal", length, config.vocab, config.base)
     if config.method == "learned":
         table = params["P"]
         out = np.zeros((length, config.vocab))
@@ -144,8 +168,8 @@ def position_vectors(params: dict, config: Config, length: int) -> np.ndarray | 
 
 
 def rope_angles(config: Config, length: int) -> np.ndarray:
-    """RoPE's [length, d/2] angle table t * omega_i."""
-    return angle_table(np.arange(length), pair_frequencies(config.width, config.base))
+    """RoPE's [length, d/2] angle table t * omega_i (computed once per length)."""
+    return _constant("angles", length, config.width, config.base)
 
 
 def rotate(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -178,9 +202,23 @@ def _check_tokens(tokens, config: Config) -> np.ndarray:
     return tokens
 
 
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b (b may be a stack matching a's), computed a block of rows of a at a time.
+
+    numpy hands each product to OpenBLAS, which splits a product of more than about 2^18
+    multiply-adds across threads; on 2 busy cores that made the long test sequences 10 to 50
+    times slower (measured). Blocks of at most 2^17 multiply-adds run on one thread. The
+    sums are the same.
+    """
+    rows = max(1, 2**17 // (a.shape[-1] * b.shape[-1]))
+    if a.shape[-2] <= rows:
+        return a @ b
+    return np.concatenate([a[..., i : i + rows, :] @ b for i in range(0, a.shape[-2], rows)], axis=-2)
+
+
 def _project(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """x [B, T, n] times w [n, m], as one 2-D product."""
-    return (x.reshape(-1, x.shape[-1]) @ w).reshape(*x.shape[:-1], w.shape[1])
+    return _matmul(x.reshape(-1, x.shape[-1]), w).reshape(*x.shape[:-1], w.shape[1])
 
 
 def _outer_sum(x: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -189,12 +227,8 @@ def _outer_sum(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The batched product a[i] @ b[i]. numpy's stacked matmul is the fastest for the short
-    training sequences; for the long test sequences einsum was many times faster (measured
-    on 2 cores), so it is used from length 128 on. Both compute the same sums."""
-    if a.shape[-2] < 128 and b.shape[-1] < 128:
-        return a @ b
-    return np.einsum("bij,bjk->bik", a, b)
+    """The batched product a[i] @ b[i] (see :func:`_matmul`)."""
+    return _matmul(a, b)
 
 
 @dataclass
@@ -220,7 +254,7 @@ def forward(params: dict, tokens, config: Config) -> Forward:
     tokens = _check_tokens(tokens, config)
     B, T = tokens.shape
     V, d, D = config.vocab, config.width, config.distance
-    X = np.eye(V)[tokens]
+    X = _constant("one_hot", V)[tokens]
     P = position_vectors(params, config, T)
     H = X if P is None else X + P
     Q = _project(H, params["W_q"])
@@ -232,7 +266,7 @@ def forward(params: dict, tokens, config: Config) -> Forward:
     else:
         Qr, Kr = Q, K
     S = _bmm(Qr, np.swapaxes(Kr, 1, 2)) / np.sqrt(d)
-    S = np.where(np.tri(T, dtype=bool), S, -np.inf)
+    S = np.where(_constant("mask", T), S, -np.inf)
     A = softmax(S)
     O = _bmm(A, X)  # noqa: E741
     Z = _project(O, params["W_o"]) + params["b_o"]
@@ -356,6 +390,115 @@ def train(config: Config) -> Run:
             v_hat = v[k] / (1 - b2**step)
             params[k] -= config.lr * m_hat / (np.sqrt(v_hat) + eps)
     return Run(config, params, losses, time.perf_counter() - start, seen)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, without input checks (the training loop's inner step)."""
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def _loss_and_grads_seeds(params: dict, tokens: np.ndarray, config: Config) -> tuple[np.ndarray, dict]:
+    """:func:`loss_and_grads` for several runs at once: every parameter has a leading seed
+    axis [S, ...] and ``tokens`` is [S, B, T] (run s reads tokens[s]). The same formulas, in
+    the same order; runs do not mix (a test checks it against separate runs). Returns the
+    S losses and the gradients, each with its seed axis.
+    """
+    S, B, T = tokens.shape
+    V, d, D = config.vocab, config.width, config.distance
+    X = _constant("one_hot", V)[tokens]  # [S, B, T, V]
+    if config.method == "sinusoidal":
+        H = X + _constant("sinusoidal", T, V, config.base)
+    elif config.method == "learned":
+        rows = min(T, params["P"].shape[1])
+        H = X.copy()
+        H[:, :, :rows] += params["P"][:, None, :rows]
+    else:
+        H = X
+    H2 = H.reshape(S, B * T, V)
+    Q = (H2 @ params["W_q"]).reshape(S * B, T, d)
+    K = (H2 @ params["W_k"]).reshape(S * B, T, d)
+    if config.method == "rope":
+        angles = rope_angles(config, T)
+        Qr, Kr = rotate(Q, angles), rotate(K, angles)
+    else:
+        Qr, Kr = Q, K
+    scores = np.where(_constant("mask", T), Qr @ np.swapaxes(Kr, 1, 2) / np.sqrt(d), -np.inf)
+    A = _softmax(scores)  # [S*B, T, T]
+    Xb = X.reshape(S * B, T, V)
+    O = (A @ Xb).reshape(S, B * T, V)  # noqa: E741
+    probs = _softmax(O @ params["W_o"] + params["b_o"][:, None, :]).reshape(S, B, T, V)
+    targets = tokens[:, :, : T - D]
+    picked = np.take_along_axis(probs[:, :, D:], targets[..., None], axis=-1)[..., 0]
+    losses = -np.log(picked).reshape(S, -1).mean(axis=1)
+    # backward, as in loss_and_grads
+    dZ = probs
+    dZ[:, :, :D] = 0.0
+    s_idx = np.arange(S)[:, None, None]
+    b_idx = np.arange(B)[None, :, None]
+    t_idx = np.arange(D, T)[None, None, :]
+    dZ[s_idx, b_idx, t_idx, targets] -= 1.0
+    dZ /= B * (T - D)
+    dZ = dZ.reshape(S, B * T, V)
+    grads = {"W_o": np.swapaxes(O, 1, 2) @ dZ, "b_o": dZ.sum(axis=1)}
+    dA = (dZ @ np.swapaxes(params["W_o"], 1, 2)).reshape(S * B, T, V) @ np.swapaxes(Xb, 1, 2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True)) / np.sqrt(d)
+    dQ, dK = dS @ Kr, np.swapaxes(dS, 1, 2) @ Qr
+    if config.method == "rope":
+        dQ, dK = unrotate(dQ, angles), unrotate(dK, angles)
+    dQ, dK = dQ.reshape(S, B * T, d), dK.reshape(S, B * T, d)
+    H2t = np.swapaxes(H2, 1, 2)
+    grads["W_q"], grads["W_k"] = H2t @ dQ, H2t @ dK
+    if config.method == "learned":
+        dH = dQ @ np.swapaxes(params["W_q"], 1, 2) + dK @ np.swapaxes(params["W_k"], 1, 2)
+        dP = np.zeros_like(params["P"])
+        dP[:, :rows] = dH.reshape(S, B, T, V).sum(axis=1)[:, :rows]
+        grads["P"] = dP
+    return losses, grads
+
+
+def train_seeds(config: Config, seeds: tuple[int, ...]) -> tuple[Run, ...]:
+    """One run per seed, the same as ``train(replace(config, seed=s))`` for each s (a test
+    checks the losses), trained side by side: every parameter gets a leading seed axis, each
+    seed keeps its own initial parameters and its own stream of training sequences, and numpy
+    pays its per-call cost once per step instead of once per seed.
+
+    A config whose ``lengths`` vary draws a length per seed and step, so its seeds are
+    trained one after another with :func:`train`.
+    """
+    seeds = tuple(int(s) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one seed; got an empty tuple")
+    if config.lengths is not None and len(set(config.lengths)) > 1:
+        return tuple(train(replace(config, seed=s)) for s in seeds)
+    length = config.train_length if config.lengths is None else config.lengths[0]
+    inits = [init_params(replace(config, seed=s)) for s in seeds]
+    params = {k: np.stack([p[k] for p in inits]) for k in inits[0]}
+    rngs = [np.random.default_rng([s, 2]) for s in seeds]
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(v) for k, v in params.items()}
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    losses = np.empty((len(seeds), config.steps))
+    start = time.perf_counter()
+    for step in range(1, config.steps + 1):
+        if config.lengths is not None:
+            for rng in rngs:  # keep each stream where train() would have it
+                rng.choice(config.lengths)
+        tokens = np.stack([random_tokens(rng, config.batch, length, config.vocab) for rng in rngs])
+        losses[:, step - 1], grads = _loss_and_grads_seeds(params, tokens, config)
+        for k, g in grads.items():
+            m[k] = b1 * m[k] + (1 - b1) * g
+            v[k] = b2 * v[k] + (1 - b2) * g * g
+            m_hat = m[k] / (1 - b1**step)
+            v_hat = v[k] / (1 - b2**step)
+            params[k] -= config.lr * m_hat / (np.sqrt(v_hat) + eps)
+    seconds = (time.perf_counter() - start) / len(seeds)
+    seen = config.steps * config.batch * length
+    return tuple(
+        Run(replace(config, seed=s), {k: p[i].copy() for k, p in params.items()}, losses[i], seconds, seen)
+        for i, s in enumerate(seeds)
+    )
 
 
 def predict(params: dict, tokens, config: Config) -> np.ndarray:
@@ -503,7 +646,7 @@ class SweepResult:
 @functools.cache
 def sweep(config: Config, seeds: tuple[int, ...] = SEEDS, lengths: tuple[int, ...] = LENGTHS) -> SweepResult:
     """Train ``config`` once per seed and measure each run at each length (cached per process)."""
-    runs = tuple(train(replace(config, seed=s)) for s in seeds)
+    runs = train_seeds(config, seeds)
     acc = np.array([[accuracy(r, n) for n in lengths] for r in runs])
     return SweepResult(config, tuple(seeds), tuple(lengths), acc, runs)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -33,8 +35,10 @@ from lessons.tiny_model import (  # noqa: E402
     score_entries_per_step,
     tokens_per_step,
     train,
+    train_seeds,
     unrotate,
 )
+from lessons.tiny_model import _matmul as blocked_matmul  # noqa: E402
 
 
 def small(method: str, **kw) -> Config:
@@ -187,6 +191,45 @@ def test_training_lowers_the_loss_and_accuracy_is_a_share():
     right = correct(run, 32)
     assert right.shape == (128, 31) and right.dtype == bool
     assert accuracy(run, 32) == pytest.approx(right.mean())
+
+
+@pytest.mark.parametrize(
+    "config",
+    [Config(method=m, steps=15) for m in METHODS]
+    + [Config(method="learned", steps=15, train_length=64, batch=8), Config(steps=15, lengths=(16,))],
+    ids=[*METHODS, "learned-at-64", "one-length-list"],
+)
+def test_seeds_trained_side_by_side_are_the_separate_runs(config):
+    seeds = (0, 3, 7)
+    together = train_seeds(config, seeds)
+    for seed, run in zip(seeds, together, strict=True):
+        alone = train(replace(config, seed=seed))
+        assert run.config == alone.config
+        assert np.max(np.abs(run.losses - alone.losses)) < 1e-12
+        for name, value in alone.params.items():
+            assert np.max(np.abs(run.params[name] - value)) < 1e-12, name
+        assert run.tokens_seen == alone.tokens_seen
+    assert not np.allclose(together[0].losses, together[1].losses)  # the seeds differ
+
+
+def test_seeds_with_varying_lengths_are_trained_one_by_one():
+    config = Config(steps=6, lengths=(12, 20))
+    runs = train_seeds(config, (1, 2))
+    assert np.array_equal(runs[1].losses, train(Config(steps=6, lengths=(12, 20), seed=2)).losses)
+
+
+def test_train_seeds_needs_a_seed():
+    with pytest.raises(ValueError, match="seeds must name at least one seed"):
+        train_seeds(Config(steps=2), ())
+
+
+@pytest.mark.parametrize(
+    "shape_a, shape_b", [((3, 300, 16), (3, 16, 300)), ((4096, 16), (16, 16)), ((5, 8, 4), (4, 6))]
+)
+def test_blocked_product_is_the_product(shape_a, shape_b):
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
+    assert np.allclose(blocked_matmul(a, b), a @ b, rtol=0, atol=1e-12)
 
 
 def test_varying_lengths_train_on_each():
