@@ -129,7 +129,8 @@ def random_tokens(rng: np.random.Generator, batch: int, length: int, vocab: int)
 @functools.cache
 def _constant(kind: str, *args) -> np.ndarray:
     """Tables that depend only on sizes, computed once per process (read-only): the one-hot
-    embeddings, the causal mask, the sinusoidal table and RoPE's angles. Training asks for
+    embeddings, the causal mask (0 where a query may see the key, -inf where it may not),
+    the sinusoidal table and RoPE's angles. Training asks for
     them every step; building them anew was a large part of a step's time on these tiny arrays.
     """
     if kind == "one_hot":
@@ -137,7 +138,7 @@ def _constant(kind: str, *args) -> np.ndarray:
         table = np.eye(vocab)
     elif kind == "mask":
         (length,) = args
-        table = np.tri(length, dtype=bool)
+        table = np.where(np.tri(length, dtype=bool), 0.0, -np.inf)  # added to the scores
     elif kind == "sinusoidal":
         length, vocab, base = args
         table = sinusoidal_encoding(np.arange(length), vocab, base)
@@ -266,7 +267,7 @@ def forward(params: dict, tokens, config: Config) -> Forward:
     else:
         Qr, Kr = Q, K
     S = _bmm(Qr, np.swapaxes(Kr, 1, 2)) / np.sqrt(d)
-    S = np.where(_constant("mask", T), S, -np.inf)
+    S = S + _constant("mask", T)  # the causal mask: -inf above the diagonal
     A = softmax(S)
     O = _bmm(A, X)  # noqa: E741
     Z = _project(O, params["W_o"]) + params["b_o"]
@@ -424,7 +425,9 @@ def _loss_and_grads_seeds(params: dict, tokens: np.ndarray, config: Config) -> t
         Qr, Kr = rotate(Q, angles), rotate(K, angles)
     else:
         Qr, Kr = Q, K
-    scores = np.where(_constant("mask", T), Qr @ np.swapaxes(Kr, 1, 2) / np.sqrt(d), -np.inf)
+    scores = Qr @ np.swapaxes(Kr, 1, 2)
+    scores /= np.sqrt(d)
+    scores += _constant("mask", T)
     A = _softmax(scores)  # [S*B, T, T]
     Xb = X.reshape(S * B, T, V)
     O = (A @ Xb).reshape(S, B * T, V)  # noqa: E741
@@ -443,7 +446,10 @@ def _loss_and_grads_seeds(params: dict, tokens: np.ndarray, config: Config) -> t
     dZ = dZ.reshape(S, B * T, V)
     grads = {"W_o": np.swapaxes(O, 1, 2) @ dZ, "b_o": dZ.sum(axis=1)}
     dA = (dZ @ np.swapaxes(params["W_o"], 1, 2)).reshape(S * B, T, V) @ np.swapaxes(Xb, 1, 2)
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True)) / np.sqrt(d)
+    dS = dA  # in place: A * (dA - sum(dA * A)) / sqrt(d)
+    dS -= np.sum(dA * A, axis=-1, keepdims=True)
+    dS *= A
+    dS /= np.sqrt(d)
     dQ, dK = dS @ Kr, np.swapaxes(dS, 1, 2) @ Qr
     if config.method == "rope":
         dQ, dK = unrotate(dQ, angles), unrotate(dK, angles)
