@@ -16,9 +16,7 @@ import numpy as np
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
 from .arrows import draw_arrow, plane_axes
-from .style import SMALL_FONT_SIZE, new_figure
-
-DPI = 90
+from .style import SMALL_FONT_SIZE, legend_outside, new_figure
 
 
 def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
@@ -32,23 +30,23 @@ def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
     marked = as_float_array(marked, "marked", min_ndim=0).ravel()
     x = np.linspace(0.0, max_distance, 400)
     whole = np.arange(0, int(max_distance) + 1, dtype=np.float64)
-    fig, ax = plt.subplots(figsize=(7.2, 3.4), dpi=DPI)
+    fig, ax = new_figure(width=8.0, height=3.6)
     ax.plot(x, np.cos(frequency * x), color="darkcyan", lw=1.8, label="cos(frequency x distance)")
     ax.plot(whole, np.cos(frequency * whole), "o", color="darkcyan", ms=4, label="whole-number distances")
     ax.axhline(0, color="0.6", lw=0.8)
     for m in marked:
         y = float(np.cos(frequency * m))
         ax.plot([m], [y], "o", color="tab:red", ms=7, zorder=3)
-        ax.annotate(f"distance {m:.0f}: {y:.4f}", (m, y), xytext=(8, -14 if y > 0 else 8),
-                    textcoords="offset points", color="tab:red", fontsize=9)
+        ax.annotate(f"distance {m:.0f}: {y:.4f}", (m, y), xytext=(10, -16 if y > 0 else 10),
+                    textcoords="offset points", color="tab:red", fontsize=SMALL_FONT_SIZE,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.9})
     ax.set_xlim(0, max_distance)
     ax.set_ylim(-1.15, 1.15)
     ax.set_xlabel("distance between Q and K (positions)")
     ax.set_ylabel("dot of the rotated arrows")
     title = f"One pair, frequency {frequency:g} rad per position: farther is not always lower"
-    ax.set_title(title, fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    ax.set_title(title)
+    legend_outside(ax, where="below")
     return fig
 
 
