@@ -200,10 +200,20 @@ def main(argv: list[str] | None = None) -> int:
         else:
             target = release(path, ROOT / "notebooks")
             print(f"wrote {target.relative_to(ROOT)}")
+    if not args.check:
+        refresh_course_cells()
     if stale:
         print("run: python -m lessons.exercises.release", file=sys.stderr)
         return 1
     return 0
+
+
+def refresh_course_cells() -> None:
+    """The grader ships the released notebooks' own cells (``lessons/grade/course_cells.json``):
+    rewrite it from ``notebooks/`` whenever a student notebook is written."""
+    from ..grade import course
+
+    course.main(["--notebooks", str(ROOT / "notebooks")])
 
 
 def _sanitize(text: str) -> str:
