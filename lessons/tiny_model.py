@@ -395,7 +395,8 @@ def train(config: Config) -> Run:
 
 def _softmax(x: np.ndarray) -> np.ndarray:
     """Softmax over the last axis, without input checks (the training loop's inner step)."""
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    e = x - x.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
     e /= e.sum(axis=-1, keepdims=True)
     return e
 
