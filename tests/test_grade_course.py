@@ -141,3 +141,27 @@ def test_shipped_course_cells_match_the_notebooks():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
+
+
+def test_every_answerable_exercise_names_the_course_functions_it_hides_and_they_exist():
+    from lessons.grade.hiding import check_hides
+
+    exercises = all_exercises()
+    check_hides(exercises)  # raises, naming the exercise, for a name not in the course
+    named = {ex.grade_id: ex.hides for ex in exercises}
+    assert "lessons.rope.apply_rope" in named["ex06_apply_rope"]
+    assert "lessons.frequencies.pair_frequencies" in named["ex06_pair_frequencies"]
+    assert "lessons.scaling.yarn_frequencies" in named["ex09_yarn_inv_freq"]
+    # 09's second exercise hides nothing a learner may build on: pair_frequencies stays usable
+    assert "lessons.frequencies.pair_frequencies" not in hidden_for(all_exercises("09"))
+
+
+def test_a_hidden_name_that_is_not_in_the_course_is_refused_with_the_exercise_named():
+    from dataclasses import replace
+
+    from lessons.exercises import get
+    from lessons.grade.hiding import HidesError, check_hides
+
+    wrong = replace(get("ex06_apply_rope"), hides=("lessons.rope.no_such_function",))
+    with pytest.raises(HidesError, match="ex06_apply_rope"):
+        check_hides([wrong])

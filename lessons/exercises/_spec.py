@@ -298,6 +298,10 @@ class Exercise:
     correct, public_mutants, hidden_mutants   (checker) see :func:`checker_exercise`.
     prompt     (written) the question.
     practises  what the exercise practises (the exercise list in the grading guide).
+    hides      dotted names of the course's functions that would answer the exercise
+               ("lessons.rope.apply_rope"): the grader hides them from the graded kernel
+               (calling one says the exercise asks you to write it); the rest of the course
+               stays importable there.
     """
 
     grade_id: str
@@ -319,6 +323,7 @@ class Exercise:
     prompt: str = ""
     practises: str = ""
     time_limit: float = 10.0  # seconds per checker call
+    hides: tuple[str, ...] = ()
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -654,6 +659,7 @@ def value_exercise(
     wrong_values: tuple = (),
     where=None,
     practises: str = "",
+    hides: tuple[str, ...] = (),
 ):
     """Decorator: the decorated function (no arguments) computes the expected value.
 
@@ -680,6 +686,7 @@ def value_exercise(
                 wrong_values=tuple(wrong_values),
                 where=where,
                 practises=practises,
+                hides=tuple(hides),
             )
         )
         return fn
@@ -698,6 +705,7 @@ def function_exercise(
     mutants: tuple[Mutant, ...] = (),
     where=None,
     practises: str = "",
+    hides: tuple[str, ...] = (),
 ):
     """Decorator: the decorated function is the reference; ``cases(rng)`` draws its inputs.
 
@@ -705,6 +713,7 @@ def function_exercise(
     arrays, see :func:`call_arguments`) and must compute the answer with ``lessons`` code,
     not with a copy of the solution. Its parameter names are the ones the learner must keep.
     ``mutants`` give hints; ``where(index, case)`` names an output position in words.
+    ``hides``: the course functions that would answer it, hidden while it is graded.
     """
     notebook = grade_id[2:4]
 
@@ -723,6 +732,7 @@ def function_exercise(
                 mutants=tuple(mutants),
                 where=where,
                 practises=practises,
+                hides=tuple(hides),
             )
         )
         return fn

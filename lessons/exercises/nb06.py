@@ -70,6 +70,7 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
             lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n))),
         ),
     ),
+    hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix", "lessons.head.pair_scores"),
 )
 def _(q, k, m, n):
     return float(rotate_2d(q, float(m)) @ rotate_2d(k, float(n)))
@@ -117,6 +118,8 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
             lambda pair, angle: rotate_2d(pair, angle)[::-1],
         ),
     ),
+    hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
+           "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate"),
 )
 def _(pair, angle):
     return rotate_2d(pair, angle)
@@ -156,6 +159,7 @@ def _pair_frequencies_cases(rng: np.random.Generator) -> list[dict]:
             lambda d, base: base ** (-np.arange(d) / d),
         ),
     ),
+    hides=("lessons.frequencies.pair_frequencies",),
 )
 def _(d, base):
     return pair_frequencies(d, base)
@@ -236,6 +240,7 @@ def _interleaved(x, positions, inv_freq):
             lambda q, k, positions: (apply_rope(q, q, positions)[0], np.asarray(k)),
         ),
     ),
+    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
 )
 def _(q, k, positions):
     return apply_rope(q, k, positions)
@@ -270,6 +275,7 @@ def _rotated_d4():
         ),
         (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [-1.0])[0], SIGN_HINT),
     ),
+    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
 )
 def _():
     return _rotated_d4()
@@ -328,6 +334,7 @@ def _under_one_turn_cases(rng: np.random.Generator) -> list[dict]:
             ),
         ),
     ),
+    hides=("lessons.frequencies.pairs_under_one_turn", "lessons.frequencies.turns_at_distance"),
 )
 def _(d, distance, base):
     return pairs_under_one_turn(distance, d, base)
@@ -373,6 +380,7 @@ def _pair_where(index, case) -> str:
             lambda d, D, base: look_back_query(int(d), int(D), base).reshape(-1, 2)[:, ::-1].reshape(-1),
         ),
     ),
+    hides=("lessons.head.look_back_query",),
 )
 def _(d, D, base):
     return look_back_query(int(d), int(D), base)
@@ -430,6 +438,7 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
             lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m)),
         ),
     ),
+    hides=("lessons.head.look_back_query",),
 )
 def _(d, D, m, scale):
     return _look_back_weight(d, D, m, scale)

@@ -104,6 +104,7 @@ def _sin_cos_swapped(q, k, starts, gap):
             ),
         ),
     ),
+    hides=("lessons.sinusoidal.fixed_gap_scores",),
 )
 def _(q, k, starts, gap):
     starts = np.asarray(starts, dtype=int)

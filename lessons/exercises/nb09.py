@@ -94,6 +94,7 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
             lambda d, factor, original_length: pair_frequencies(d) / factor,
         ),
     ),
+    hides=("lessons.scaling.yarn_frequencies",),
 )
 def _(d, factor, original_length):
     return yarn_frequencies(d, factor, original_length)[0]
@@ -152,6 +153,7 @@ def _unseen(d, trained_length, length, inv_freq):
             ),
         ),
     ),
+    hides=("lessons.scaling.unseen_angle_pairs", "lessons.scaling.ntk_aware_frequencies"),
 )
 def _(d, trained_length, length, factor):
     return _unseen(d, trained_length, length, ntk_aware_frequencies(d, factor))

@@ -62,6 +62,7 @@ def _where(index, case) -> str:
             lambda grad, positions: _turned(grad, positions, layout="split_half"),
         ),
     ),
+    hides=("lessons.tiny_model.unrotate",),
 )
 def _(grad, positions):
     return _turned(grad, positions)

@@ -21,26 +21,6 @@ from pathlib import Path
 
 HIDDEN_ERROR = "HiddenByGrader"
 
-# Used for an exercise that does not (yet) name what it hides itself (``Exercise.hides``).
-DEFAULT_HIDES: dict[str, tuple[str, ...]] = {
-    "ex06_score": ("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
-                   "lessons.head.pair_scores"),
-    "ex06_rotate_pair": ("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
-                         "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate"),
-    "ex06_pair_frequencies": ("lessons.frequencies.pair_frequencies",),
-    "ex06_apply_rope": ("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
-    "ex06_rotated_d4": ("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
-    "ex06_pairs_under_one_turn": ("lessons.frequencies.pairs_under_one_turn",
-                                  "lessons.frequencies.turns_at_distance"),
-    "ex06_look_back_query": ("lessons.head.look_back_query",),
-    "ex06_look_back_weight": ("lessons.head.look_back_query",),
-    "ex07_gap_scores": ("lessons.sinusoidal.fixed_gap_scores",),
-    # 08's own cells use rope_rotate (both layouts) and the cache throughout: nothing hidden
-    # until its exercises name what they ask for (Exercise.hides).
-    "ex09_yarn_inv_freq": ("lessons.scaling.yarn_frequencies",),
-    "ex09_unseen_pairs": ("lessons.scaling.unseen_angle_pairs", "lessons.scaling.ntk_aware_frequencies"),
-}
-
 STUB_EXERCISES = '''"""lessons.exercises in the grader's sandbox: the grader judges the answers."""
 
 
@@ -60,20 +40,9 @@ class HidesError(ValueError):
 
 
 def hides_of(exercise) -> tuple[str, ...]:
-    """The dotted names an exercise hides (its own ``hides``, else those of the grader's
-    table that exist in the course now)."""
-    own = getattr(exercise, "hides", None)
-    if own is not None:
-        return tuple(own)
-    return tuple(n for n in DEFAULT_HIDES.get(exercise.grade_id, ()) if _exists(n))
+    """The dotted names an exercise hides: those it names itself (``Exercise.hides``)."""
+    return tuple(exercise.hides)
 
-
-def _exists(name: str) -> bool:
-    try:
-        file, path = _split(name, package_dir())
-    except HidesError:
-        return False
-    return _hide_in_tree(ast.parse(file.read_text(encoding="utf-8")), path, "")
 
 
 def package_dir() -> Path:
