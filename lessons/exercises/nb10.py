@@ -62,7 +62,9 @@ def _where(index, case) -> str:
             lambda grad, positions: _turned(grad, positions, layout="split_half"),
         ),
     ),
-    hides=("lessons.tiny_model.unrotate",),
+    # Nothing hidden: the notebook's own training cells need lessons.tiny_model.unrotate, and
+    # unrotate takes angles, not positions, so it is a step of the answer, not the answer.
+    hides=(),
 )
 def _(grad, positions):
     return _turned(grad, positions)
