@@ -469,7 +469,8 @@ def train_seeds(config: Config, seeds: tuple[int, ...]) -> tuple[Run, ...]:
     """One run per seed, the same as ``train(replace(config, seed=s))`` for each s (a test
     checks the losses), trained side by side: every parameter gets a leading seed axis, each
     seed keeps its own initial parameters and its own stream of training sequences, and numpy
-    pays its per-call cost once per step instead of once per seed.
+    pays its per-call cost once per step instead of once per seed. Each run's ``seconds`` is
+    its share of the joint training time.
 
     A config whose ``lengths`` vary draws a length per seed and step, so its seeds are
     trained one after another with :func:`train`.
