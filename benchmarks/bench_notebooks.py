@@ -2,6 +2,7 @@
 
     python benchmarks/bench_notebooks.py            # every notebook in notebooks/ and solutions/
     python benchmarks/bench_notebooks.py --repeat 3
+    python benchmarks/bench_notebooks.py notebooks/0[1-5]*.ipynb   # some of them
 
 The floor is a notebook that only imports numpy, matplotlib and the course package: a
 fresh kernel plus the imports every course notebook pays before its first line of teaching.
@@ -59,12 +60,16 @@ def nbval_seconds(paths: list[Path], cwd: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: all of the course's)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each (the best is kept)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1; got {args.repeat}")
+    missing = [str(p) for p in args.paths if not p.is_file()]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
 
-    notebooks = course_notebooks()
+    notebooks = [p.resolve() for p in args.paths] or course_notebooks()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         floors = []
