@@ -123,14 +123,7 @@ SMALL = st.sampled_from([2.0, -1.0, 1.01, 0.5, 1.0 + 1e-9, 1e-7, 1e-3, 0.0, 100.
 TRANSFORM = st.tuples(st.sampled_from(sorted(TRANSFORMS)), SMALL)
 
 
-def _known_divergence(transforms) -> bool:
-    """NaN or infinity, then complex numbers: an imaginary part that is NaN or infinite (see
-    test_a_complex_answer_with_a_nan_imaginary_part_gets_the_same_verdict, a known bug)."""
-    kinds = [kind for kind, _ in transforms]
-    return bool({"nan", "inf"} & set(kinds)) and "complex" in kinds
-
-
-TRANSFORMS_DRAWN = st.lists(TRANSFORM, max_size=2).filter(lambda ts: not _known_divergence(ts))
+TRANSFORMS_DRAWN = st.lists(TRANSFORM, max_size=2)
 
 # How the function as a whole may go wrong (before it computes anything).
 SHAPES = ("normal", "stub", "raises", "raises_sometimes", "renamed", "extra_param", "var_kwargs",
@@ -331,25 +324,15 @@ NAN_IMAGINARY = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known divergence: a complex answer whose imaginary part is NaN or infinite. The learner's "
-    "check says NOT_REAL (0 points); the probe encodes max_imag as the string 'nan' or 'inf', "
-    "parse_reply keeps strings inside a tag as strings, the judge formats it with :.4g and "
-    "raises ValueError, and scoring.score records UNREADABLE ('not graded: ... the judge "
-    "failed'), 0 points. The drawn answers leave this combination out (_known_divergence)."))
 @pytest.mark.parametrize("grade_id, source", NAN_IMAGINARY, ids=["value_nan", "function_inf"])
 def test_a_complex_answer_with_a_nan_imaginary_part_gets_the_same_verdict(grade_id, source):
+    """NaN or infinite imaginary parts: NOT_REAL in both (the reply sends them as text)."""
     assert_same_verdict(0, grade_id, [HELPERS, source])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known divergence: a function exercise's name bound to None (rotate_pair = None). The "
-    "learner's check (outputs_of: answer is None -> {'missing': True}) says MISSING, 'not "
-    "answered yet'; the probe (name in the namespace, not callable -> {'not_function': "
-    "'NoneType'}) makes the grader say NOT_A_FUNCTION, 'rotate_pair is not a function (it is a "
-    "NoneType)'. Both give 0 points."))
 @pytest.mark.parametrize("grade_id", ["ex06_rotate_pair", "ex06_apply_rope"])
 def test_a_function_bound_to_none_gets_the_same_verdict(grade_id):
+    """A name bound to None is "not answered yet" in both."""
     assert_same_verdict(0, grade_id, [HELPERS, f"{get(grade_id).name} = None\n"])
 
 

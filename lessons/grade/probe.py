@@ -95,7 +95,7 @@ def __l13_probe(gid, name, kind, cases, candidates, time_limit, nonce, *,
 
     saved, _sys.stdout = _sys.stdout, _io.StringIO()
     try:
-        if name not in _ns:
+        if name not in _ns or _ns[name] is None:
             results = [{"missing": True}]
         elif kind == "value":
             results = [to_plain(_ns[name])]
@@ -227,6 +227,15 @@ def parse_reply(lines: list[str], q: Question):
     return [_clean(r, 0, count) for r in results]
 
 
+def _number(x) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        raise ReplyError("a tag's number is not a number")
+    try:
+        return float(x)
+    except ValueError:
+        raise ReplyError("a tag's number is not a number") from None
+
+
 def _clean(x, depth: int, count: list[int], in_tag: bool = False):
     count[0] += 1
     if count[0] > 4 * MAX_ANSWER_SIZE or depth > MAX_DEPTH:
@@ -246,5 +255,8 @@ def _clean(x, depth: int, count: list[int], in_tag: bool = False):
     if isinstance(x, dict):
         if not is_tag(x) or not set(x) <= TAG_FIELDS:
             raise ReplyError("a result has unexpected fields")
-        return {k: _clean(v, depth + 1, count, True) for k, v in x.items()}
+        out = {k: _clean(v, depth + 1, count, True) for k, v in x.items()}
+        if "max_imag" in out:  # a number, even when it is nan or inf (sent as text)
+            out["max_imag"] = _number(out["max_imag"])
+        return out
     raise ReplyError("a value is not a number")
