@@ -15,7 +15,6 @@ The numbers come from :mod:`lessons.head`; nothing here computes RoPE itself.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +26,7 @@ from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
 from .arrows import draw_arrow, plane_axes
 from .motion import K_COLOR, Q_COLOR
-from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure
+from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure, png_bytes
 
 TOTAL_COLOR = "darkcyan"
 PAIR_COLORS = ("tab:purple", "tab:green")
@@ -213,12 +212,6 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
     return fig
 
 
-def _figure_png(fig, dpi) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
 MOVE_ONLY_K = "move only K"
 MOVE_BOTH = "move Q and K together"
 
@@ -300,7 +293,7 @@ class TwoPlanesExplorer:
                            f"total {self.locked.total:+.4f}; change of the total {change:+.4f}")
         self.readout.value = text
         self.locked_readout.value = locked_text
-        self.image.value = _figure_png(self.figure, self.dpi)
+        self.image.value = png_bytes(self.figure, self.dpi)
         self.state = state
         return state
 

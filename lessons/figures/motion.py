@@ -20,7 +20,6 @@ The titles of the pictures and the sliders' text line both come from
 from __future__ import annotations
 
 import html as html_lib
-import io
 import json
 import re
 from dataclasses import dataclass
@@ -281,12 +280,6 @@ def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0, dpi=
     return fig
 
 
-def _figure_png(fig, dpi) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
 class PositionExplorer:
     """Two sliders, the Q and K positions, that redraw the picture and the dot (``02``).
 
@@ -323,7 +316,7 @@ class PositionExplorer:
         """Redraw for the sliders' current values; return the new state."""
         state = self.picture.show(self.q_slider.value, self.k_slider.value)
         self.readout.value = f"{state.description}: dot {state.dot:.8f}"
-        self.image.value = _figure_png(self.figure, self.dpi)
+        self.image.value = style.png_bytes(self.figure, self.dpi)
         self.state = state
         return state
 

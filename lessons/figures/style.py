@@ -348,3 +348,12 @@ def png_text_report(png: bytes) -> TextReport | None:
         if kind == b"IEND":
             break
     return None
+
+
+def png_bytes(fig, dpi: float = DPI) -> bytes:
+    """The figure as PNG bytes (a slider's picture is redrawn into an ipywidgets Image)."""
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
