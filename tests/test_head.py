@@ -242,7 +242,7 @@ def test_two_planes_story_locks_the_first_moment_and_shows_the_shares():
     assert not any(b.get_visible() for b in fig.pictures[0].locked_bars)
     locked = [b.get_height() for b in fig.pictures[2].locked_bars]
     assert locked == pytest.approx([*start.shares, start.total])
-    assert "distance -1" in fig.pictures[2].axes[2].get_title()
+    assert "distance +1" in fig.pictures[2].axes[2].get_title()  # Q at 7, K at 6: query minus key
     check_readable(fig)
 
 
@@ -262,9 +262,9 @@ def test_two_planes_explorer_moves_both_or_only_k_and_locks():
     explorer.mode.value = MOVE_ONLY_K
     explorer.k_slider.value = 9
     assert (explorer.q_slider.value, explorer.k_slider.value) == (10, 9)
-    assert explorer.state.distance == -1
+    assert explorer.state.distance == 1  # query minus key, as notebook 02 defines it
     assert "change of the total +0.9714" in explorer.locked_readout.value
-    assert explorer.readout.value.startswith("Q at 10, K at 9, distance -1")
+    assert explorer.readout.value.startswith("Q at 10, K at 9, distance +1")
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     check_readable(explorer.figure)
     bundle = explorer._repr_mimebundle_()

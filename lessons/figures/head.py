@@ -77,8 +77,8 @@ class TwoPlanesState:
 
     @property
     def distance(self) -> float:
-        """The key's position minus the query's."""
-        return self.k_position - self.q_position
+        """The query's position minus the key's: the course's one distance (notebook 02)."""
+        return self.q_position - self.k_position
 
     @property
     def total(self) -> float:
