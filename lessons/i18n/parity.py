@@ -49,8 +49,11 @@ def numbers(text: str) -> Counter:
 
 
 @cache
-def glossary(language: str = "zh_CN") -> tuple[dict[str, str], ...]:
-    path = ROOT / "locale" / language / "glossary.csv"
+def glossary(language: str = "zh_CN", root: Path = ROOT) -> tuple[dict[str, str], ...]:
+    """The rows of ``locale/<language>/glossary.csv`` (none if the file is not there)."""
+    path = root / "locale" / language / "glossary.csv"
+    if not path.exists():
+        return ()
     with path.open(encoding="utf-8", newline="") as handle:
         return tuple(csv.DictReader(handle))
 
@@ -59,7 +62,7 @@ def _uses(text: str, term: str) -> bool:
     return re.search(r"\b" + re.escape(term) + r"(s|es)?\b", text, re.I) is not None
 
 
-def problems(english: str, translated: str, language: str = "zh_CN") -> list[str]:
+def problems(english: str, translated: str, language: str = "zh_CN", root: Path = ROOT) -> list[str]:
     """Why ``translated`` is not a faithful translation of ``english`` (empty list: none)."""
     if not translated.strip():
         return ["no translation"]
@@ -78,25 +81,31 @@ def problems(english: str, translated: str, language: str = "zh_CN") -> list[str
         out.append(f"numbers differ: English states {sorted((n_want - n_got).elements())} "
                    f"that the translation lacks, the translation states "
                    f"{sorted((n_got - n_want).elements())} that the English lacks")
-    for row in glossary(language):
+    for row in glossary(language, root):
         if row["checked"] == "yes" and _uses(english, row["english"]) and row["chinese"] not in translated:
             out.append(f"glossary: the English says {row['english']!r}; use {row['chinese']!r}")
     return out
 
 
-def catalog_problems(po: Path, language: str = "zh_CN") -> list[str]:
+def message_problems(message, language: str = "zh_CN", root: Path = ROOT) -> list[str]:
+    """The problems of one catalog message (a babel ``Message``), prefixed with its cell id."""
+    out = []
+    if message.fuzzy:
+        out.append(f"{message.context}: fuzzy (the English changed; check and clear the flag)")
+    for problem in problems(message.id, message.string or "", language, root):
+        out.append(f"{message.context}: {problem}")
+    return out
+
+
+def catalog_problems(po: Path, language: str = "zh_CN", root: Path = ROOT) -> list[str]:
     """Every problem of every message of one catalog, prefixed with the cell id."""
     from .notebooks import read_catalog
 
     catalog = read_catalog(Path(po), language)
     out = []
     for message in catalog:
-        if not message.id:
-            continue
-        if message.fuzzy:
-            out.append(f"{message.context}: fuzzy (the English changed; check and clear the flag)")
-        for problem in problems(message.id, message.string or ""):
-            out.append(f"{message.context}: {problem}")
+        if message.id:
+            out.extend(message_problems(message, language, root))
     return out
 
 
