@@ -64,6 +64,7 @@ import os
 import numpy as np
 
 from .._modules import import_all
+from ..i18n import gettext as _
 from ._plain import run_case, run_checker
 from ._spec import (
     _EXERCISES,
@@ -185,7 +186,9 @@ def check(grade_id: str, answer=None, *, seed: int | None = None) -> None:
     except KeyError:
         raise
     except Exception as exc:  # a fault of the course's own code: say so, never crash the cell
-        print(f"{grade_id}: could not be checked ({type(exc).__name__}: {exc})")
+        print(_("{grade_id}: could not be checked ({error})").format(
+            grade_id=grade_id, error=f"{type(exc).__name__}: {exc}"
+        ))
         if os.environ.get("L13_CHECK_RAISES") == "1":
             raise AssertionError(f"{grade_id}: could not be checked") from exc
         return

@@ -27,13 +27,23 @@ import enum
 import inspect
 import math
 import numbers
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..i18n import gettext as _
 from ._plain import MAX_ANSWER_SIZE, call_arguments, is_tag, run_case, to_plain
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for translation without translating it now (gettext's ``N_``): for
+    words kept as data (a title, a hint) and translated where they are shown, in the language
+    of that moment (``_(ex.title)``)."""
+    return message
+
 
 KINDS = ("value", "function", "checker", "written")
 
@@ -61,19 +71,19 @@ class Mutant:
 
 
 class Outcome(enum.Enum):
-    RIGHT = "right"
-    MISSING = "not answered"
-    ERROR = "raised an error"
-    SIGNATURE = "wrong parameter names"
-    NOT_A_FUNCTION = "not a function"
-    WRONG_SHAPE = "wrong shape"
-    WRONG_VALUE = "wrong value"
-    NOT_REAL = "complex numbers"
-    RAGGED = "ragged list"
-    NOT_NUMBERS = "not numbers"
-    PARTIAL = "some bugs caught"  # checker exercises: points in proportion
-    REJECTS_CORRECT = "rejects the correct implementation"  # checker exercises
-    MANUAL = "graded by a person"  # written questions
+    RIGHT = N_("right")
+    MISSING = N_("not answered")
+    ERROR = N_("raised an error")
+    SIGNATURE = N_("wrong parameter names")
+    NOT_A_FUNCTION = N_("not a function")
+    WRONG_SHAPE = N_("wrong shape")
+    WRONG_VALUE = N_("wrong value")
+    NOT_REAL = N_("complex numbers")
+    RAGGED = N_("ragged list")
+    NOT_NUMBERS = N_("not numbers")
+    PARTIAL = N_("some bugs caught")  # checker exercises: points in proportion
+    REJECTS_CORRECT = N_("rejects the correct implementation")  # checker exercises
+    MANUAL = N_("graded by a person")  # written questions
 
 
 # Tag of _plain -> the outcome it stands for.
@@ -149,118 +159,169 @@ class Verdict:
         return "\n".join(self.lines(reveal))
 
     def lines(self, reveal: bool = False) -> list[str]:
-        head = f"{self.title}: "
+        """The lines of :meth:`message`, in the current language (:mod:`lessons.i18n`)."""
         o = self.outcome
         f = self.failure
         if o is Outcome.RIGHT:
             if self.kind == "checker":
-                which = "public" if self.public else "hidden"
-                return [
-                    head + f"passes: accepts the correct implementation and catches all "
-                    f"{len(self.caught)} {which} bugs"
-                ]
+                if self.public:
+                    text = _("passes: accepts the correct implementation and catches all {count} public bugs")
+                else:
+                    text = _("passes: accepts the correct implementation and catches all {count} hidden bugs")
+                return [self._head(text.format(count=len(self.caught)))]
             n = self.cases
-            return [head + f"passes ({n} case{'s' if n != 1 else ''})"]
+            text = _("passes ({count} case)") if n == 1 else _("passes ({count} cases)")
+            return [self._head(text.format(count=n))]
         if o is Outcome.MISSING and (f is None or f.case is None):
-            return [head + "not answered yet"]
+            return [self._head(_("not answered yet"))]
         if o is Outcome.MANUAL:
-            return [head + "answered; graded by a person"]
+            return [self._head(_("answered; graded by a person"))]
         if self.kind == "checker":
-            return self._checker_lines(head)
-        out = [head + "does not pass."]
+            return self._checker_lines()
+        out = [self._head(_("does not pass."))]
         if f is not None and f.case is not None:
-            out.append(f"  tried:    {format_call(self.name, f.case)}")
+            out.append("  " + label(_("tried:")) + format_call(self.name, f.case))
         out += ["  " + line for line in self._why(reveal)]
         if self.hint:
-            out.append(f"  hint:     {self.hint}")
+            out.append("  " + label(_("hint:")) + _(self.hint))
         if reveal and self.kind == "value" and self.expected is not None:
-            out.append(f"  expected: {format_plain(self.expected, 200)}")
+            out.append("  " + label(_("expected:")) + format_plain(self.expected, 200))
         return out
+
+    def _head(self, verdict: str) -> str:
+        return head_line(self.title, verdict)
 
     def _why(self, reveal: bool) -> list[str]:
         f = self.failure
         o = self.outcome
         if f is None:
             return []
+        why = label(_("why:"))
         if o is Outcome.SIGNATURE:
-            return [
-                f"why:      {self.name}({f.detail}) cannot take the arguments "
-                f"{', '.join(self.params)}: keep the parameter names ({', '.join(self.params)})"
-            ]
+            params = ", ".join(self.params)
+            return [why + _(
+                "{name}({given}) cannot take the arguments {params}: keep the parameter names ({params})"
+            ).format(name=self.name, given=f.detail, params=params)]
         if o is Outcome.MISSING:
-            return ["why:      it raises NotImplementedError for this input (not answered for every input)"]
+            return [why + _("it raises NotImplementedError for this input (not answered for every input)")]
         if o is Outcome.ERROR:
-            return [f"why:      it raised {f.detail}"]
+            return [why + _("it raised {error}").format(error=detail_text(f.detail))]
         if o is Outcome.NOT_A_FUNCTION:
-            return [
-                f"why:      {self.name} is not a function (it is a {f.detail}); "
-                f"define it with def {self.name}(...)"
-            ]
+            text = _("{name} is not a function (it is a {type}); define it with def {name}(...)")
+            return [why + text.format(name=self.name, type=f.detail)]
         if o is Outcome.NOT_REAL:
-            return [
-                f"why:      the answer holds complex numbers (imaginary part up to {f.detail}); "
+            return [why + _(
+                "the answer holds complex numbers (imaginary part up to {size}); "
                 "the answer is real: take the part you mean (np.real) or compute with real numbers"
-            ]
+            ).format(size=f.detail)]
         if o is Outcome.RAGGED:
-            return ["why:      the answer is a list whose items have different lengths, not a regular array"]
+            return [why + _("the answer is a list whose items have different lengths, not a regular array")]
         if o is Outcome.NOT_NUMBERS:
-            return [f"why:      the answer is not numbers (got {f.detail})"]
+            return [why + _("the answer is not numbers (got {what})").format(what=detail_text(f.detail))]
         if o is Outcome.WRONG_SHAPE:
-            return [
-                f"why:      shape {_shape_text(f.shape_given)} given, "
-                f"{_shape_text(f.shape_expected)} expected"
-            ]
+            return [why + _("shape {given} given, {expected} expected").format(
+                given=_shape_text(f.shape_given), expected=_shape_text(f.shape_expected)
+            )]
         # WRONG_VALUE
         lines = []
-        at = f" at {f.where}" if f.where else ""
+        not_finite = f.given is not None and not math.isfinite(f.given)
         if self.kind == "function" or reveal:
-            if f.given is not None and not math.isfinite(f.given):
-                lines.append(f"why:      the output{at} is {f.given}")
+            if not_finite:
+                text = _("the output at {where} is {value}") if f.where else _("the output is {value}")
+                lines.append(why + text.format(where=f.where, value=f.given))
             else:
-                lines.append(f"at:       {f.where or 'the value'}")
-                lines.append(f"expected: {_num(f.expected)}")
-                lines.append(f"given:    {_num(f.given)}")
-        elif f.given is not None and not math.isfinite(f.given):
-            lines.append(f"why:      the value{at} is {f.given}")
+                lines.append(label(_("at:")) + (f.where or _("the value")))
+                lines.append(label(_("expected:")) + _num(f.expected))
+                lines.append(label(_("given:")) + _num(f.given))
+        elif not_finite:
+            text = _("the value at {where} is {value}") if f.where else _("the value is {value}")
+            lines.append(why + text.format(where=f.where, value=f.given))
         else:
-            lines.append(f"why:      the value{at} is not right")
+            text = _("the value at {where} is not right") if f.where else _("the value is not right")
+            lines.append(why + text.format(where=f.where))
         if f.total > 1:
-            lines.append(f"          {f.differ} of {f.total} numbers differ")
+            lines.append(" " * LABEL_WIDTH + _("{differ} of {total} numbers differ").format(
+                differ=f.differ, total=f.total
+            ))
         if f.precision:
-            lines.append(
-                "          every difference is at the level of float32 rounding: the exercise "
+            lines.append(" " * LABEL_WIDTH + _(
+                "every difference is at the level of float32 rounding: the exercise "
                 "asks for float64; precision is the likely cause (compute in float64, "
                 "numpy's default, not np.float32 or np.float16)"
-            )
+            ))
         return lines
 
-    def _checker_lines(self, head: str) -> list[str]:
+    def _checker_lines(self) -> list[str]:
         o = self.outcome
         f = self.failure
-        which = "public" if self.public else "hidden"
         if o is Outcome.REJECTS_CORRECT:
-            return [
-                head + "does not pass: it says the CORRECT implementation is wrong "
+            return [self._head(_(
+                "does not pass: it says the CORRECT implementation is wrong "
                 "(a checker that rejects everything catches nothing)"
-            ]
+            ))]
         if o in (Outcome.ERROR, Outcome.NOT_NUMBERS, Outcome.MISSING):
-            detail = f.detail if f else ""
-            what = {
-                Outcome.ERROR: f"raised {detail}",
-                Outcome.NOT_NUMBERS: f"returned {detail}, not True or False",
-                Outcome.MISSING: "raised NotImplementedError",
-            }[o]
-            return [head + f"does not pass: on the correct implementation it {what}"]
+            detail = detail_text(f.detail) if f else ""
+            if o is Outcome.ERROR:
+                text = _("does not pass: on the correct implementation it raised {error}")
+                text = text.format(error=detail)
+            elif o is Outcome.NOT_NUMBERS:
+                text = _(
+                    "does not pass: on the correct implementation it returned {what}, not True or False"
+                ).format(what=detail)
+            else:
+                text = _("does not pass: on the correct implementation it raised NotImplementedError")
+            return [self._head(text)]
         total = len(self.caught) + len(self.missed)
-        out = [
-            head + f"accepts the correct implementation; catches {len(self.caught)} of {total} {which} bugs"
-        ]
+        if self.public:
+            text = _("accepts the correct implementation; catches {caught} of {total} public bugs")
+        else:
+            text = _("accepts the correct implementation; catches {caught} of {total} hidden bugs")
+        out = [self._head(text.format(caught=len(self.caught), total=total))]
         if self.public:
             for name in self.missed:
-                out.append(f"  missed:   {name}")
+                out.append("  " + label(_("missed:")) + name)
         if self.hint:
-            out.append(f"  hint:     {self.hint}")
+            out.append("  " + label(_("hint:")) + _(self.hint))
         return out
+
+
+# ------------------------------------------------------------------------------ words
+# Details of a Failure that are words of the judge's own (translated where shown): what a
+# function that returns nothing gave, and what a call stopped at the time limit did.
+RETURNED_NONE = N_("None (did the function forget its return?)")
+TIMED_OUT = N_("nothing: it ran past the time limit")
+
+# Labels ("why:", "expected:", ...) are padded to this many columns, where details start.
+LABEL_WIDTH = 10
+
+
+def _columns(text: str) -> int:
+    """How many terminal columns ``text`` takes: a wide (e.g. Chinese) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def label(text: str) -> str:
+    """``"why:"`` -> ``"why:      "``: a label padded to :data:`LABEL_WIDTH` columns (at least
+    one space after it), so the details of a verdict line up in any language."""
+    return text + " " * max(1, LABEL_WIDTH - _columns(text))
+
+
+def head_line(title: str, verdict: str) -> str:
+    """The first line of a verdict: ``"Exercise 1: the score ...: passes (8 cases)"``, with
+    the title (an English msgid, see :func:`N_`) in the current language."""
+    return _("{title}: {verdict}").format(title=_(title) if title else title, verdict=verdict)
+
+
+def detail_text(detail: str) -> str:
+    """A Failure's detail in the current language: the judge's own words are translated; an
+    error text, a type name or a number is shown as it is. ``_plain`` (shipped into the
+    grader's sandbox, without the package) describes a non-numeric array as "an array of
+    <dtype>": that phrase is translated here."""
+    if detail in (RETURNED_NONE, TIMED_OUT):
+        return _(detail)
+    if detail.startswith("an array of "):
+        return _("an array of {dtype}").format(dtype=detail.removeprefix("an array of "))
+    return detail
 
 
 def _num(x) -> str:
@@ -458,7 +519,7 @@ def _judge_one(ex: Exercise, expected, given, case: dict | None) -> Failure | No
     if given is None:
         if ex.kind == "value":
             return Failure(Outcome.MISSING)
-        return Failure(Outcome.NOT_NUMBERS, case, detail="None (did the function forget its return?)")
+        return Failure(Outcome.NOT_NUMBERS, case, detail=RETURNED_NONE)
     if is_tag(given):
         tag = next(iter(given))
         outcome = _TAG_OUTCOME[tag]
@@ -471,7 +532,7 @@ def _judge_one(ex: Exercise, expected, given, case: dict | None) -> Failure | No
         if tag == "too_large":
             return Failure(outcome, case, shape_given=tuple(given[tag]), shape_expected=shape_of(expected))
         if tag == "timeout":
-            return Failure(outcome, case, detail="nothing: it ran past the time limit")
+            return Failure(outcome, case, detail=TIMED_OUT)
         return Failure(outcome, case, detail=str(given[tag]))
     if isinstance(given, dict):
         return Failure(Outcome.NOT_NUMBERS, case, detail="dict")
