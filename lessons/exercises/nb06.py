@@ -12,12 +12,13 @@ import numpy as np
 
 from ..frequencies import pair_frequencies, pairs_under_one_turn
 from ..head import look_back_query, same_content_keys
+from ..i18n import gettext
 from ..rope import apply_rope, rope_rotate
 from ..rotation import rotate_2d
 from . import _rope_mutants as rm
-from ._spec import Mutant, checker_exercise, function_exercise, value_exercise, written_question
+from ._spec import N_, Mutant, checker_exercise, function_exercise, value_exercise, written_question
 
-SIGN_HINT = (
+SIGN_HINT = N_(
     "your output is what you get with the angle's sign flipped (a clockwise turn): "
     "look at the minus sign in the rotation"
 )
@@ -41,7 +42,7 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
 
 @function_exercise(
     "ex06_score",
-    title="Exercise 1: the score of one pair at two positions",
+    title=N_("Exercise 1: the score of one pair at two positions"),
     points=2,
     name="score",
     cases=_score_cases,
@@ -50,23 +51,23 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
         Mutant("sign_flipped", SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))),
         Mutant(
             "positions_ignored",
-            "your score does not change with the positions m and n: "
-            "turn q by m radians and k by n radians before the dot product",
+            N_("your score does not change with the positions m and n: "
+            "turn q by m radians and k by n radians before the dot product"),
             lambda q, k, m, n: float(np.dot(q, k)),
         ),
         Mutant(
             "only_key_turned",
-            "your score is what you get when only k is turned: turn q by m as well",
+            N_("your score is what you get when only k is turned: turn q by m as well"),
             lambda q, k, m, n: float(np.dot(q, rotate_2d(k, n))),
         ),
         Mutant(
             "only_query_turned",
-            "your score is what you get when only q is turned: turn k by n as well",
+            N_("your score is what you get when only q is turned: turn k by n as well"),
             lambda q, k, m, n: float(rotate_2d(q, m) @ np.asarray(k)),
         ),
         Mutant(
             "degrees",
-            "your score treats the positions as degrees: the angle is m radians (no pi/180)",
+            N_("your score treats the positions as degrees: the angle is m radians (no pi/180)"),
             lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n))),
         ),
     ),
@@ -78,7 +79,7 @@ def _(q, k, m, n):
 
 written_question(
     "ex06_gap_question",
-    title="Exercise 1, question: two positions, one distance",
+    title=N_("Exercise 1, question: two positions, one distance"),
     points=1,
     prompt="With q = k = [1, 0], compute score at positions 2 and 3, then at 9 and 10. "
     "Compare the two and explain why.",
@@ -87,6 +88,12 @@ written_question(
 
 
 # ------------------------------------------------------------ Exercise 2: the rotation, step by step
+def _turned_pair_where(i: int) -> str:
+    if i == 0:
+        return gettext("output [{index}] (x of the turned pair)").format(index=i)
+    return gettext("output [{index}] (y of the turned pair)").format(index=i)
+
+
 def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
     cases = [{"pair": [1.0, 0.0], "angle": float(rng.uniform(0.1, 3.0))}]
     for _ in range(7):
@@ -98,23 +105,23 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
 
 @function_exercise(
     "ex06_rotate_pair",
-    title="Exercise 2a: rotate one pair",
+    title=N_("Exercise 2a: rotate one pair"),
     points=2,
     name="rotate_pair",
     cases=_rotate_pair_cases,
-    where=lambda index, case: f"output [{index[0]}] ({'x' if index[0] == 0 else 'y'} of the turned pair)",
+    where=lambda index, case: _turned_pair_where(index[0]),
     practises="the 2D rotation [cos -sin; sin cos]",
     mutants=(
         Mutant("sign_flipped", SIGN_HINT, lambda pair, angle: rotate_2d(pair, -angle)),
         Mutant(
             "degrees",
-            "your output treats the angle as degrees: numpy's cos and sin take radians",
+            N_("your output treats the angle as degrees: numpy's cos and sin take radians"),
             lambda pair, angle: rotate_2d(pair, np.radians(angle)),
         ),
         Mutant(
             "coordinates_swapped",
-            "your output has the two coordinates in the wrong order: "
-            "return [x', y'] with x' = x cos - y sin first",
+            N_("your output has the two coordinates in the wrong order: "
+            "return [x', y'] with x' = x cos - y sin first"),
             lambda pair, angle: rotate_2d(pair, angle)[::-1],
         ),
     ),
@@ -136,26 +143,26 @@ def _pair_frequencies_cases(rng: np.random.Generator) -> list[dict]:
 
 @function_exercise(
     "ex06_pair_frequencies",
-    title="Exercise 2b: the frequency table",
+    title=N_("Exercise 2b: the frequency table"),
     points=2,
     name="pair_frequencies",
     cases=_pair_frequencies_cases,
-    where=lambda index, case: f"pair {index[0]}",
+    where=lambda index, case: gettext("pair {pair}").format(pair=index[0]),
     practises="omega_i = base^(-2i/d), one frequency per pair",
     mutants=(
         Mutant(
             "i_not_2i",
-            "your frequencies use i/d in the exponent: it is 2i/d, with i counting the pairs",
+            N_("your frequencies use i/d in the exponent: it is 2i/d, with i counting the pairs"),
             lambda d, base: base ** (-np.arange(d // 2) / d),
         ),
         Mutant(
             "exponent_sign",
-            "your frequencies grow with i: the exponent is negative, base^(-2i/d)",
+            N_("your frequencies grow with i: the exponent is negative, base^(-2i/d)"),
             lambda d, base: base ** (np.arange(0, d, 2) / d),
         ),
         Mutant(
             "one_per_coordinate",
-            "your table has one frequency per coordinate (d of them): there is one per pair, d/2 of them",
+            N_("your table has one frequency per coordinate (d of them): there is one per pair, d/2 of them"),
             lambda d, base: base ** (-np.arange(d) / d),
         ),
     ),
@@ -187,8 +194,8 @@ def _apply_rope_cases(rng: np.random.Generator) -> list[dict]:
 def _rope_where(index, case) -> str:
     which, b, h, t, j = index
     position = case["positions"][t] if case else t
-    return (
-        f"{'q' if which == 0 else 'k'}[{b}, {h}, {t}, {j}]: token {t} (position {position:g}), pair {j // 2}"
+    return gettext("{array}[{b}, {h}, {t}, {j}]: token {t} (position {position}), pair {pair}").format(
+        array="q" if which == 0 else "k", b=b, h=h, t=t, j=j, position=f"{position:g}", pair=j // 2
     )
 
 
@@ -198,7 +205,7 @@ def _interleaved(x, positions, inv_freq):
 
 @function_exercise(
     "ex06_apply_rope",
-    title="Exercise 2c: apply_rope on [B, H, T, d]",
+    title=N_("Exercise 2c: apply_rope on [B, H, T, d]"),
     points=3,
     name="apply_rope",
     cases=_apply_rope_cases,
@@ -212,31 +219,31 @@ def _interleaved(x, positions, inv_freq):
         ),
         Mutant(
             "positions_ignored",
-            "your output does not use the positions you are given: it is what "
-            "tokens at 0, 1, 2, ... would get; build the angles from `positions`",
+            N_("your output does not use the positions you are given: it is what "
+            "tokens at 0, 1, 2, ... would get; build the angles from `positions`"),
             lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2])),
         ),
         Mutant(
             "nothing_rotated",
-            "your output is q and k unchanged: nothing is rotated",
+            N_("your output is q and k unchanged: nothing is rotated"),
             lambda q, k, positions: (np.asarray(q), np.asarray(k)),
         ),
         Mutant(
             "i_not_2i",
-            "your angles use frequencies base^(-i/d): the exponent is 2i/d, i counting the pairs",
+            N_("your angles use frequencies base^(-i/d): the exponent is 2i/d, i counting the pairs"),
             lambda q, k, positions: apply_rope(
                 q, k, positions, inv_freq=10000.0 ** (-np.arange(np.shape(q)[-1] // 2) / np.shape(q)[-1])
             ),
         ),
         Mutant(
             "split_half",
-            "your output pairs coordinate i with i + d/2 (the split-half layout): "
-            "this exercise pairs adjacent coordinates (2i, 2i+1)",
+            N_("your output pairs coordinate i with i + d/2 (the split-half layout): "
+            "this exercise pairs adjacent coordinates (2i, 2i+1)"),
             lambda q, k, positions: apply_rope(q, k, positions, layout="split_half"),
         ),
         Mutant(
             "only_q",
-            "your k is not rotated: rotate the keys as well",
+            N_("your k is not rotated: rotate the keys as well"),
             lambda q, k, positions: (apply_rope(q, q, positions)[0], np.asarray(k)),
         ),
     ),
@@ -252,26 +259,26 @@ def _rotated_d4():
 
 @value_exercise(
     "ex06_rotated_d4",
-    title="Exercise 2d: [1, 0, 1, 0] rotated at position 1",
+    title=N_("Exercise 2d: [1, 0, 1, 0] rotated at position 1"),
     points=1,
     name="rotated_d4",
-    where=lambda index, case: f"coordinate {index[0]}",
+    where=lambda index, case: gettext("coordinate {index}").format(index=index[0]),
     practises="the lesson's second exercise: two pairs turning at two speeds (d = 4, base 10000)",
     wrong_values=(
         (
             lambda: np.array([1.0, 0.0, 1.0, 0.0]),
-            "this is x unrotated: turn each pair by position x its frequency",
+            N_("this is x unrotated: turn each pair by position x its frequency"),
         ),
         (
             lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], layout="split_half")[0],
-            "this pairs coordinate i with i + 2 (split-half): "
-            "pair the adjacent coordinates (0, 1) and (2, 3)",
+            N_("this pairs coordinate i with i + 2 (split-half): "
+            "pair the adjacent coordinates (0, 1) and (2, 3)"),
         ),
         (
             lambda: rope_rotate(
                 np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], inv_freq=10000.0 ** (-np.arange(2) / 4)
             )[0],
-            "the second pair turns with base^(-1/4): its frequency is base^(-2i/d) = base^(-2/4)",
+            N_("the second pair turns with base^(-1/4): its frequency is base^(-2i/d) = base^(-2/4)"),
         ),
         (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [-1.0])[0], SIGN_HINT),
     ),
@@ -283,7 +290,7 @@ def _():
 
 written_question(
     "ex06_length_question",
-    title="Exercise 2, question: the length after the rotation",
+    title=N_("Exercise 2, question: the length after the rotation"),
     points=1,
     prompt="Print the two angles of rotated_d4 and the length of x before and after the rotation. "
     "Explain why the lengths compare as they do, for any position and base.",
@@ -304,7 +311,7 @@ def _under_one_turn_cases(rng: np.random.Generator) -> list[dict]:
 
 @function_exercise(
     "ex06_pairs_under_one_turn",
-    title="Exercise 3: pairs under one turn at a distance",
+    title=N_("Exercise 3: pairs under one turn at a distance"),
     points=2,
     name="pairs_under_one_turn",
     cases=_under_one_turn_cases,
@@ -313,22 +320,22 @@ def _under_one_turn_cases(rng: np.random.Generator) -> list[dict]:
     mutants=(
         Mutant(
             "counted_the_others",
-            "you counted the pairs that HAVE made a full turn: count those below one turn",
+            N_("you counted the pairs that HAVE made a full turn: count those below one turn"),
             lambda d, distance, base: d // 2 - pairs_under_one_turn(distance, d, base),
         ),
         Mutant(
             "half_turn",
-            "one full turn is 2*pi radians, not pi",
+            N_("one full turn is 2*pi radians, not pi"),
             lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < np.pi)),
         ),
         Mutant(
             "one_radian",
-            "one full turn is 2*pi radians: compare the angle with 2*pi, not 1",
+            N_("one full turn is 2*pi radians: compare the angle with 2*pi, not 1"),
             lambda d, distance, base: int(np.count_nonzero(distance * pair_frequencies(d, base) < 1.0)),
         ),
         Mutant(
             "i_not_2i",
-            "your frequencies use i/d in the exponent: it is 2i/d",
+            N_("your frequencies use i/d in the exponent: it is 2i/d"),
             lambda d, distance, base: int(
                 np.count_nonzero(distance * base ** (-np.arange(d // 2) / d) < 2 * np.pi)
             ),
@@ -351,12 +358,14 @@ def _look_back_cases(rng: np.random.Generator) -> list[dict]:
 
 def _pair_where(index, case) -> str:
     j = index[0]
-    return f"coordinate {j} (pair {j // 2}, {'cos' if j % 2 == 0 else 'sin'} part)"
+    return gettext("coordinate {index} (pair {pair}, {part} part)").format(
+        index=j, pair=j // 2, part="cos" if j % 2 == 0 else "sin"
+    )
 
 
 @function_exercise(
     "ex06_look_back_query",
-    title="Exercise 4a: a query that looks D tokens back",
+    title=N_("Exercise 4a: a query that looks D tokens back"),
     points=2,
     name="look_back_query",
     cases=_look_back_cases,
@@ -365,18 +374,18 @@ def _pair_where(index, case) -> str:
     mutants=(
         Mutant(
             "looks_ahead",
-            "your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
-            "(the key sits before the query)",
+            N_("your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
+            "(the key sits before the query)"),
             lambda d, D, base: look_back_query(int(d), -int(D), base),
         ),
         Mutant(
             "no_frequency",
-            "your angle is the same for every pair: pair i needs phi_i = -D omega_i, its own frequency",
+            N_("your angle is the same for every pair: pair i needs phi_i = -D omega_i, its own frequency"),
             lambda d, D, base: np.tile([np.cos(-D), np.sin(-D)], int(d) // 2),
         ),
         Mutant(
             "cos_sin_swapped",
-            "your pairs are (sin phi_i, cos phi_i): pair i is (cos phi_i, sin phi_i)",
+            N_("your pairs are (sin phi_i, cos phi_i): pair i is (cos phi_i, sin phi_i)"),
             lambda d, D, base: look_back_query(int(d), int(D), base).reshape(-1, 2)[:, ::-1].reshape(-1),
         ),
     ),
@@ -411,7 +420,7 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
 
 @function_exercise(
     "ex06_look_back_weight",
-    title="Exercise 4b: the attention weight D tokens back",
+    title=N_("Exercise 4b: the attention weight D tokens back"),
     points=2,
     name="look_back_weight",
     cases=_weight_cases,
@@ -419,7 +428,10 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
     mutants=(
         Mutant(
             "scores_not_weights",
-            "your answer is the score, not the softmax weight: divide exp(score) by the sum over every key",
+            N_(
+                "your answer is the score, not the softmax weight: "
+                "divide exp(score) by the sum over every key"
+            ),
             lambda d, D, m, scale: float(
                 scale
                 * rope_rotate(look_back_query(int(d), int(D))[None, :], [m])[0]
@@ -428,13 +440,16 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
         ),
         Mutant(
             "no_scale",
-            "your weight does not change with the scale: multiply the scores by the scale before the softmax",
+            N_(
+                "your weight does not change with the scale: "
+                "multiply the scores by the scale before the softmax"
+            ),
             lambda d, D, m, scale: _look_back_weight(d, D, m, 1.0),
         ),
         Mutant(
             "key_at_m",
-            "your weight is that of the key at the query's own position m: the key D "
-            "positions back sits at m - D",
+            N_("your weight is that of the key at the query's own position m: the key D "
+            "positions back sits at m - D"),
             lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m)),
         ),
     ),
@@ -456,17 +471,19 @@ def _weight_on(d, D, m, scale, key):
 PUBLIC_MUTANTS = (
     Mutant(
         "no_rotation",
-        "a candidate that rotates nothing: compare its output with rotated values",
+        N_("a candidate that rotates nothing: compare its output with rotated values"),
         rm.rope_no_rotation,
     ),
     Mutant(
         "norm_not_kept",
-        "a candidate whose 'rotation' changes the length of the vectors: "
-        "a rotation keeps every pair's length",
+        N_("a candidate whose 'rotation' changes the length of the vectors: "
+        "a rotation keeps every pair's length"),
         rm.rope_norm_not_kept,
     ),
     Mutant(
-        "query_only", "a candidate that leaves the keys unrotated: check k as well as q", rm.rope_query_only
+        "query_only",
+        N_("a candidate that leaves the keys unrotated: check k as well as q"),
+        rm.rope_query_only,
     ),
 )
 HIDDEN_MUTANTS = (
@@ -493,7 +510,7 @@ HIDDEN_MUTANTS = (
 
 checker_exercise(
     "ex06_check_rope",
-    title="Exercise 5: write the tests",
+    title=N_("Exercise 5: write the tests"),
     points=4,
     name="check_rope",
     correct=Mutant("correct", "the right implementation", rm.rope_correct),
@@ -504,7 +521,7 @@ checker_exercise(
 
 written_question(
     "ex06_shift_question",
-    title="Exercise 5, question: what the shift check cannot see",
+    title=N_("Exercise 5, question: what the shift check cannot see"),
     points=1,
     prompt="A candidate that flips the sign of every angle, for q and k alike, passes the shift check "
     "(move every position by the same amount: the scores do not change). Why does it pass, "

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import gettext
 from ..sinusoidal import added_score, fixed_gap_scores, rotary_score, sinusoidal_encoding
-from ._spec import Mutant, function_exercise, written_question
+from ._spec import N_, Mutant, function_exercise, written_question
 
 
 def _gap_cases(rng: np.random.Generator) -> list[dict]:
@@ -39,7 +40,11 @@ def _gap_cases(rng: np.random.Generator) -> list[dict]:
 def _gap_where(index, case) -> str:
     row, col = index
     start = case["starts"][col] if case else col
-    return f"the {'rotary' if row == 0 else 'added'} score at start {start:g} (row {row}, column {col})"
+    if row == 0:
+        text = gettext("the rotary score at start {start} (row {row}, column {column})")
+    else:
+        text = gettext("the added score at start {start} (row {row}, column {column})")
+    return text.format(start=f"{start:g}", row=row, column=col)
 
 
 def _both(rotary, added):
@@ -57,7 +62,7 @@ def _sin_cos_swapped(q, k, starts, gap):
 
 @function_exercise(
     "ex07_gap_scores",
-    title="Exercise 1: one gap at several starts, rotated and added",
+    title=N_("Exercise 1: one gap at several starts, rotated and added"),
     points=3,
     name="gap_scores",
     cases=_gap_cases,
@@ -66,8 +71,8 @@ def _sin_cos_swapped(q, k, starts, gap):
     mutants=(
         Mutant(
             "rotary_sign_flipped",
-            "your rotary scores are what you get with the angle's sign flipped: "
-            "look at the minus sign in the rotation",
+            N_("your rotary scores are what you get with the angle's sign flipped: "
+            "look at the minus sign in the rotation"),
             lambda q, k, starts, gap: _both(
                 [rotary_score(q, k, -m, -(m + gap)) for m in np.asarray(starts, dtype=int)],
                 fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[1],
@@ -75,7 +80,7 @@ def _sin_cos_swapped(q, k, starts, gap):
         ),
         Mutant(
             "key_at_query_position",
-            "your scores put the key at the query's position: the key sits at start + gap",
+            N_("your scores put the key at the query's position: the key sits at start + gap"),
             lambda q, k, starts, gap: _both(
                 [rotary_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
                 [added_score(q, k, m, m) for m in np.asarray(starts, dtype=int)],
@@ -83,14 +88,14 @@ def _sin_cos_swapped(q, k, starts, gap):
         ),
         Mutant(
             "sin_cos_swapped",
-            "your added position vector has cos at the even coordinates: P[m] holds "
-            "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1",
+            N_("your added position vector has cos at the even coordinates: P[m] holds "
+            "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1"),
             _sin_cos_swapped,
         ),
         Mutant(
             "nothing_added",
-            "your added scores do not change with the positions: add P[m] to q and "
-            "P[m + gap] to k before the dot product",
+            N_("your added scores do not change with the positions: add P[m] to q and "
+            "P[m + gap] to k before the dot product"),
             lambda q, k, starts, gap: _both(
                 fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0],
                 [float(np.dot(q, k))] * len(starts),
@@ -98,7 +103,7 @@ def _sin_cos_swapped(q, k, starts, gap):
         ),
         Mutant(
             "rows_swapped",
-            "your two rows are swapped: row 0 holds the rotary scores, row 1 the added ones",
+            N_("your two rows are swapped: row 0 holds the rotary scores, row 1 the added ones"),
             lambda q, k, starts, gap: np.array(
                 fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[::-1]
             ),
@@ -113,7 +118,7 @@ def _(q, k, starts, gap):
 
 written_question(
     "ex07_spread_question",
-    title="Exercise 1, question: the two spreads",
+    title=N_("Exercise 1, question: the two spreads"),
     points=1,
     prompt="Run gap_scores on the notebook's q and k at starts 3, 10, 100, 4000 with gap 2, and print "
     "each row's spread (largest minus smallest). Why is one spread tiny but not exactly zero, "

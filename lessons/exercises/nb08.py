@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import gettext
 from ..kv_cache import RotaryKVCache
 from ..rope import interleaved_to_split_half_permutation, rope_rotate
-from ._spec import Mutant, function_exercise, value_exercise, written_question
+from ._spec import N_, Mutant, function_exercise, value_exercise, written_question
 
-SIGN_HINT = (
+SIGN_HINT = N_(
     "your output is what you get with the angle's sign flipped (a clockwise turn): "
     "look at the minus sign in the rotation"
 )
@@ -43,12 +44,14 @@ def _rotate_split_half_cases(rng: np.random.Generator) -> list[dict]:
 def _split_where(index, case) -> str:
     d = len(case["x"]) if case else 0
     j = index[0]
-    return f"coordinate {j} (pair {j % (d // 2)})" if d else f"coordinate {j}"
+    if d:
+        return gettext("coordinate {index} (pair {pair})").format(index=j, pair=j % (d // 2))
+    return gettext("coordinate {index}").format(index=j)
 
 
 @function_exercise(
     "ex08_rotate_split_half",
-    title="Exercise 1: rotate with split-half pairs",
+    title=N_("Exercise 1: rotate with split-half pairs"),
     points=2,
     name="rotate_split_half",
     cases=_rotate_split_half_cases,
@@ -57,7 +60,7 @@ def _split_where(index, case) -> str:
     mutants=(
         Mutant(
             "interleaved",
-            "your output pairs adjacent coordinates (2i, 2i+1): this exercise pairs x[i] with x[i + d/2]",
+            N_("your output pairs adjacent coordinates (2i, 2i+1): this exercise pairs x[i] with x[i + d/2]"),
             lambda x, position: rope_rotate(np.asarray(x)[None, :], [position])[0],
         ),
         Mutant(
@@ -90,12 +93,14 @@ def _per_head(w, n_heads):
 def _permute_where(index, case) -> str:
     row, col = index
     d = len(case["w"]) // case["n_heads"] if case else 1
-    return f"row {row} (head {row // d}, row {row % d} of that head), column {col}"
+    return gettext("row {row} (head {head}, row {head_row} of that head), column {column}").format(
+        row=row, head=row // d, head_row=row % d, column=col
+    )
 
 
 @function_exercise(
     "ex08_split_half_rows",
-    title="Exercise 2: convert a two-head projection to split-half",
+    title=N_("Exercise 2: convert a two-head projection to split-half"),
     points=3,
     name="split_half_rows",
     cases=_permute_cases,
@@ -104,19 +109,19 @@ def _permute_where(index, case) -> str:
     mutants=(
         Mutant(
             "whole_matrix",
-            "your rows are permuted across the whole projection: the permutation "
-            "works within each head's slice of d rows",
+            N_("your rows are permuted across the whole projection: the permutation "
+            "works within each head's slice of d rows"),
             lambda w, n_heads: np.asarray(w)[interleaved_to_split_half_permutation(np.shape(w)[0])],
         ),
         Mutant(
             "inverse",
-            "your rows are permuted the other way (split-half to interleaved): the first "
-            "rows of each head must be its rows 0, 2, 4, ...",
+            N_("your rows are permuted the other way (split-half to interleaved): the first "
+            "rows of each head must be its rows 0, 2, 4, ..."),
             lambda w, n_heads: _per_head_inverse(w, n_heads),
         ),
         Mutant(
             "unchanged",
-            "your projection is unchanged: reorder the rows of each head",
+            N_("your projection is unchanged: reorder the rows of each head"),
             lambda w, n_heads: np.asarray(w),
         ),
     ),
@@ -134,13 +139,18 @@ def _per_head_inverse(w, n_heads):
 
 @value_exercise(
     "ex08_double_rotation_bug",
-    title="Exercise 3: the decoding step's scores, fixed",
+    title=N_("Exercise 3: the decoding step's scores, fixed"),
     points=2,
     name="fixed_scores",
-    where=lambda index, case: f"the score of the key cached at position {index[0]}",
+    where=lambda index, case: gettext("the score of the key cached at position {position}").format(
+        position=index[0]
+    ),
     practises="finding a double rotation through the cache (rotate each key exactly once)",
     wrong_values=(
-        (lambda: _double_rotated(), "these are the buggy code's scores: the cached keys are rotated again"),
+        (
+            lambda: _double_rotated(),
+            N_("these are the buggy code's scores: the cached keys are rotated again"),
+        ),
     ),
 )
 def _():
@@ -163,21 +173,23 @@ def _cache_scores(query_position):
 
 @value_exercise(
     "ex08_cache_reset_bug",
-    title="Exercise 4: the cache that forgets where it is, fixed",
+    title=N_("Exercise 4: the cache that forgets where it is, fixed"),
     points=2,
     name="cache_fixed_scores",
-    where=lambda index, case: f"the score of the key cached at position {index[0]}",
+    where=lambda index, case: gettext("the score of the key cached at position {position}").format(
+        position=index[0]
+    ),
     practises="finding a cache position reset (the new query must sit after the cached keys)",
     wrong_values=(
         (
             lambda: _cache_scores(0),
-            "these are the buggy code's scores: the new query is still rotated at position 0",
+            N_("these are the buggy code's scores: the new query is still rotated at position 0"),
         ),
         (
             lambda: _cache_scores(2),
-            "the new token comes after the three cached ones: its position is 3, not 2",
+            N_("the new token comes after the three cached ones: its position is 3, not 2"),
         ),
-        (lambda: _cache_scores(3) * np.sqrt(2), "the scores are divided by sqrt(d) = sqrt(2)"),
+        (lambda: _cache_scores(3) * np.sqrt(2), N_("the scores are divided by sqrt(d) = sqrt(2)")),
     ),
 )
 def _():
@@ -186,17 +198,17 @@ def _():
 
 @value_exercise(
     "ex08_layout_bug",
-    title="Exercise 5: weights from another layout, rotated correctly",
+    title=N_("Exercise 5: weights from another layout, rotated correctly"),
     points=2,
     name="layout_fixed_rotation",
-    where=lambda index, case: f"coordinate {index[0]}",
+    where=lambda index, case: gettext("coordinate {index}").format(index=index[0]),
     practises="finding a layout mismatch: split-half weights rotated by interleaved code",
     wrong_values=(
         (
             lambda: rope_rotate(LAYOUT_X[None, :], [LAYOUT_POSITION])[0],
-            "this is the buggy code's rotation (adjacent pairs): pair i is (x[i], x[i + 3])",
+            N_("this is the buggy code's rotation (adjacent pairs): pair i is (x[i], x[i + 3])"),
         ),
-        (lambda: LAYOUT_X, "this is x unrotated"),
+        (lambda: LAYOUT_X, N_("this is x unrotated")),
     ),
 )
 def _():
@@ -205,7 +217,7 @@ def _():
 
 written_question(
     "ex08_why_not_v",
-    title="Question: why is V never rotated?",
+    title=N_("Question: why is V never rotated?"),
     points=1,
     prompt="Why are only the queries and keys rotated, never the values? What would rotating V do?",
     practises="where position enters attention: the scores, not the content that is mixed",
@@ -214,7 +226,7 @@ written_question(
 
 written_question(
     "ex08_shift_question",
-    title="Question: what a passing shift check tells you",
+    title=N_("Question: what a passing shift check tells you"),
     points=1,
     prompt="A decoding step whose cache positions are right passes the shift check (every position "
     "moved by the same amount, the scores unchanged). Why does it pass? Name a bug of this notebook "

@@ -14,8 +14,9 @@ import math
 import numpy as np
 
 from ..frequencies import pair_frequencies
+from ..i18n import gettext
 from ..scaling import ntk_aware_frequencies, unseen_angle_pairs, yarn_frequencies
-from ._spec import Mutant, function_exercise
+from ._spec import N_, Mutant, function_exercise
 
 
 def _yarn_cases(rng: np.random.Generator) -> list[dict]:
@@ -64,33 +65,33 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
 
 @function_exercise(
     "ex09_yarn_inv_freq",
-    title="Exercise 1: YaRN's frequencies",
+    title=N_("Exercise 1: YaRN's frequencies"),
     points=3,
     name="yarn_inv_freq",
     cases=_yarn_cases,
-    where=lambda index, case: f"pair {index[0]}",
+    where=lambda index, case: gettext("pair {pair}").format(pair=index[0]),
     practises="YaRN's per-pair ramp between keeping and interpolating a frequency, with its clamps",
     mutants=(
         Mutant(
             "no_clamps",
-            "your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
-            "to at least 0 and high to at most d - 1",
+            N_("your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
+            "to at least 0 and high to at most d - 1"),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, clamp=False),
         ),
         Mutant(
             "no_epsilon",
-            "when low == high your ramp divides by zero: add 0.001 to high in that case",
+            N_("when low == high your ramp divides by zero: add 0.001 to high in that case"),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, epsilon=False),
         ),
         Mutant(
             "ramp_reversed",
-            "your ramp divides the fast pairs: the pairs below low keep their "
-            "frequency and those above high are divided by the factor",
+            N_("your ramp divides the fast pairs: the pairs below low keep their "
+            "frequency and those above high are divided by the factor"),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, reverse=True),
         ),
         Mutant(
             "all_divided",
-            "you divided every frequency by the factor (linear interpolation): YaRN keeps the fast pairs",
+            N_("you divided every frequency by the factor (linear interpolation): YaRN keeps the fast pairs"),
             lambda d, factor, original_length: pair_frequencies(d) / factor,
         ),
     ),
@@ -123,7 +124,7 @@ def _unseen(d, trained_length, length, inv_freq):
 
 @function_exercise(
     "ex09_unseen_pairs",
-    title="Exercise 2: pairs still past their trained range under NTK-aware scaling",
+    title=N_("Exercise 2: pairs still past their trained range under NTK-aware scaling"),
     points=2,
     name="unseen_pairs",
     cases=_unseen_cases,
@@ -132,12 +133,15 @@ def _unseen(d, trained_length, length, inv_freq):
     mutants=(
         Mutant(
             "no_scaling",
-            "your count is that of the unscaled frequencies: use the NTK-aware base theta * s^(d/(d-2))",
+            N_("your count is that of the unscaled frequencies: use the NTK-aware base theta * s^(d/(d-2))"),
             lambda d, trained_length, length, factor: _unseen(d, trained_length, length, pair_frequencies(d)),
         ),
         Mutant(
             "full_turn_ignored",
-            "you counted pairs whose trained range already reached a full turn: those have seen every angle",
+            N_(
+                "you counted pairs whose trained range already reached a full turn: "
+                "those have seen every angle"
+            ),
             lambda d, trained_length, length, factor: int(
                 np.sum(
                     length * ntk_aware_frequencies(d, factor)
@@ -147,7 +151,7 @@ def _unseen(d, trained_length, length, inv_freq):
         ),
         Mutant(
             "linear_base",
-            "your NTK-aware base is theta * s: it is theta * s^(d/(d-2))",
+            N_("your NTK-aware base is theta * s: it is theta * s^(d/(d-2))"),
             lambda d, trained_length, length, factor: _unseen(
                 d, trained_length, length, pair_frequencies(d, 10000.0 * factor)
             ),

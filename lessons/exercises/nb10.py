@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import gettext
 from ..rope import rope_rotate
-from ._spec import Mutant, function_exercise
+from ._spec import N_, Mutant, function_exercise
 
 
 def _rope_backward_cases(rng: np.random.Generator) -> list[dict]:
@@ -29,14 +30,16 @@ def _turned(grad, positions, sign=-1, layout="interleaved"):
 
 def _where(index, case) -> str:
     if len(index) != 2 or not case:
-        return f"entry {list(index)}"
+        return gettext("entry {index}").format(index=list(index))
     t, j = index
-    return f"row {t} (position {case['positions'][t]}), coordinate {j} (pair {j // 2})"
+    return gettext("row {row} (position {position}), coordinate {index} (pair {pair})").format(
+        row=t, position=case["positions"][t], index=j, pair=j // 2
+    )
 
 
 @function_exercise(
     "ex10_rope_backward",
-    title="Exercise 1: the backward pass of RoPE",
+    title=N_("Exercise 1: the backward pass of RoPE"),
     points=2,
     name="rope_backward",
     cases=_rope_backward_cases,
@@ -45,20 +48,20 @@ def _where(index, case) -> str:
     mutants=(
         Mutant(
             "forward_rotation",
-            "your output turns the gradient by +angle, as the forward pass does: the backward of "
-            "a rotation is its transpose, the turn by -angle",
+            N_("your output turns the gradient by +angle, as the forward pass does: the backward of "
+            "a rotation is its transpose, the turn by -angle"),
             lambda grad, positions: _turned(grad, positions, sign=1),
         ),
         Mutant(
             "identity",
-            "your output is the gradient unchanged: RoPE is not the identity, each row must be "
-            "turned back by its position's angles",
+            N_("your output is the gradient unchanged: RoPE is not the identity, each row must be "
+            "turned back by its position's angles"),
             lambda grad, positions: np.asarray(grad, dtype=np.float64),
         ),
         Mutant(
             "split_half",
-            "your output pairs x[i] with x[i + d/2] (split-half): this model pairs adjacent "
-            "coordinates (2i, 2i+1)",
+            N_("your output pairs x[i] with x[i + d/2] (split-half): this model pairs adjacent "
+            "coordinates (2i, 2i+1)"),
             lambda grad, positions: _turned(grad, positions, layout="split_half"),
         ),
     ),
