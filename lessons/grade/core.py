@@ -6,6 +6,11 @@ one judge's verdicts), :mod:`.records` (records, gradebook, feedback, the manual
 :mod:`.progress` and, here, the run itself. A run killed half way loses at most the
 submissions being graded at that moment; a rerun grades only what has no record for the same
 file content (sha256) unless ``--regrade``.
+
+A submission's language is its notebook's metadata ``lessons.language`` (the Chinese
+edition's notebooks carry ``zh_CN``; anything else is English): its kernel runs with
+``LESSONS_LANG`` set to it, and its record and feedback are made inside
+:func:`lessons.i18n.use_language`. The points, the columns and the judge are the same.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..exercises import all_exercises
+from ..i18n import use_language
 from .course import course_cells, is_course_cell
 from .discovery import (  # noqa: F401 - re-exported for callers of the older single module
     NothingToGrade,
@@ -31,7 +37,7 @@ from .discovery import (  # noqa: F401 - re-exported for callers of the older si
     student_id,
 )
 from .hiding import build_course_copy, hidden_for
-from .loading import NotANotebook, load_cells, load_notebook  # noqa: F401
+from .loading import NotANotebook, load_cells, load_notebook, read_submission  # noqa: F401
 from .progress import Progress
 from .records import (  # noqa: F401
     atomic_write,
@@ -203,29 +209,32 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         error = read_error or (None if sub.notebook else
                                "cannot tell which notebook this is: pass --notebook NN")
         cells = markdown = notes = ()
+        language = "en"
         if error is None or not read_error:
             try:
-                cells, markdown, notes = load_notebook(data)
+                loaded = read_submission(data)
             except NotANotebook as exc:
                 error = str(exc)
+            else:
+                cells, markdown, notes, language = loaded.code, loaded.markdown, loaded.notes, loaded.language
         if error is not None:
-            record = result_record(sub, sha, seed, drawn, None, error=error)
+            with use_language(language):
+                record = result_record(sub, sha, seed, drawn, None, error=error)
         else:
             workdir = base / f"s{next(counter)}"
             try:
                 run = await run_submission(list(cells), drawn.questions, opts.sandbox, limits, workdir, slots,
-                                           python_path=course_copy(sub.notebook))
+                                           python_path=course_copy(sub.notebook), language=language)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
-            record = result_record(sub, sha, seed, drawn, run, cells=cells, markdown=markdown,
-                                   notes=notes_nb + list(notes))
+            with use_language(language):
+                record = result_record(sub, sha, seed, drawn, run, cells=cells, markdown=markdown,
+                                       notes=notes_nb + list(notes))
+        record["language"] = language
         async with lock:
             write_record(out, record)
             records[sub.student] = record
-            from .records import with_manual
-
-            atomic_write(out / "feedback" / f"{sub.student}.md",
-                         feedback_markdown(with_manual(record, opts.manual or {}), reveal=opts.reveal))
+            write_feedback(out, record, opts.manual, opts.reveal)
             progress.update(record)
 
     try:
@@ -234,8 +243,33 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         _make_writable(base)
         shutil.rmtree(base, ignore_errors=True)
         if opts.shard is None:
-            write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
+            write_all(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
     return records
+
+
+def language_of_record(record: dict) -> str:
+    """The language a record's feedback is written in (records made before the Chinese
+    edition have none: English)."""
+    return record.get("language") or "en"
+
+
+def write_feedback(out: Path, record: dict, manual: dict | None, reveal: bool) -> None:
+    """``feedback/<student>.md`` in the submission's language."""
+    from .records import with_manual
+
+    with use_language(language_of_record(record)):
+        text = feedback_markdown(with_manual(record, manual or {}), reveal=reveal)
+    atomic_write(out / "feedback" / f"{record['student']}.md", text)
+
+
+def write_all(out: Path, records: dict[str, dict], seed, settings: dict, *, reveal: bool,
+              grades: dict | None) -> None:
+    """:func:`~.records.write_outputs` (gradebook, results, manual sheet: the instructor's),
+    then each feedback file in its submission's language."""
+    write_outputs(out, records, seed, settings, reveal=reveal, grades=grades)
+    for record in records.values():
+        if language_of_record(record) != "en":
+            write_feedback(out, record, grades, reveal)
 
 
 def collect(inputs: list[Path], opts: Options) -> tuple[dict[str, dict], list[str]]:
@@ -255,5 +289,5 @@ def collect(inputs: list[Path], opts: Options) -> tuple[dict[str, dict], list[st
                 missing.append(sub.student)
     seeds = sorted({r["seed"] for r in records.values()})
     seed = seeds[0] if len(seeds) == 1 else seeds
-    write_outputs(out, records, seed, settings_of(opts), reveal=opts.reveal, grades=opts.manual)
+    write_all(out, records, seed, settings_of(opts), reveal=opts.reveal, grades=opts.manual)
     return records, missing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,9 @@ class Submission:
 
 
 def _clean_id(text: str) -> str:
-    text = re.sub(r"[^A-Za-z0-9._@-]+", "_", text).strip("._") or "student"
+    """A name safe as a file name: letters and digits of any script (a Chinese class's folders
+    are named 张三, 李四: they stay apart), ``.``, ``@``, ``-``; anything else becomes ``_``."""
+    text = re.sub(r"[^\w.@-]+", "_", unicodedata.normalize("NFC", text)).strip("._") or "student"
     return text[:80]
 
 

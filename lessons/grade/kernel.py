@@ -23,13 +23,15 @@ from .sandbox import PidsCgroup, Sandbox
 
 
 class SandboxedKernelManager(AsyncKernelManager):
-    def __init__(self, sandbox: Sandbox, run_dir: Path, scratch: Path, python_path: Path | None = None, **kw):
+    def __init__(self, sandbox: Sandbox, run_dir: Path, scratch: Path, python_path: Path | None = None,
+                 language: str = "en", **kw):
         super().__init__(transport="ipc", ip=str(run_dir / "k"),
                          connection_file=str(run_dir / "kernel.json"), **kw)
         self._sandbox = sandbox
         self._run_dir = run_dir
         self._scratch = scratch
         self._python_path = python_path
+        self._language = language  # LESSONS_LANG of the kernel: the submission's language
         self.pids_group: Path | None = None
         self._kernel_spec = KernelSpec(argv=["python"], display_name="sandboxed python", language="python",
                                        interrupt_mode="message")
@@ -39,7 +41,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         return self._kernel_spec
 
     def format_kernel_cmd(self, extra_arguments=None):
-        cmd = self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path)
+        cmd = self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path,
+                                    language=self._language)
         if self._sandbox.bwrap is None:
             return cmd
         PidsCgroup.remove(self.pids_group)  # a restarted kernel gets a fresh one

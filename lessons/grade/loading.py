@@ -8,6 +8,7 @@ student wrote, not the size of the file.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 MAX_FILE_BYTES = 512 * 1024 * 1024  # read at all (a guard against a file that fills the memory)
 MAX_SOURCE_CHARS = 2_000_000  # the code and markdown cells' text, all together
@@ -15,6 +16,32 @@ MAX_SOURCE_CHARS = 2_000_000  # the code and markdown cells' text, all together
 
 class NotANotebook(Exception):
     pass
+
+
+@dataclass
+class Loaded:
+    """A submission as read: its code cells, written answers, notes and language."""
+
+    code: list = field(default_factory=list)  # [(cell number, source)]
+    markdown: list = field(default_factory=list)  # [(cell number, source, nbgrader grade_id or None)]
+    notes: list = field(default_factory=list)
+    language: str = "en"  # the notebook's metadata lessons.language ("en" or "zh_CN")
+
+
+def language_of(raw: dict) -> tuple[str, str | None]:
+    """The language of a notebook (its metadata ``lessons.language``, as the Chinese edition's
+    generated notebooks carry it; else English) and a note when the value cannot be used."""
+    from ..i18n import normalize
+
+    meta = raw.get("metadata") if isinstance(raw, dict) else None
+    lessons = meta.get("lessons") if isinstance(meta, dict) else None
+    value = lessons.get("language") if isinstance(lessons, dict) else None
+    if value is None:
+        return "en", None
+    try:
+        return normalize(value), None
+    except (TypeError, ValueError):
+        return "en", f"notebook language {str(value)[:40]!r} is not one the course has; feedback in English"
 
 
 def _drop_outputs(raw: dict) -> None:
@@ -38,6 +65,12 @@ def load_notebook(data: bytes):
     delete, duplicate, reorder or retag cells). Raises :class:`NotANotebook` with a reason
     an instructor can read.
     """
+    loaded = read_submission(data)
+    return loaded.code, loaded.markdown, loaded.notes
+
+
+def read_submission(data: bytes) -> Loaded:
+    """:func:`load_notebook` and the notebook's language (:func:`language_of`)."""
     import nbformat
 
     notes = []
@@ -54,6 +87,9 @@ def load_notebook(data: bytes):
     if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
         raise NotANotebook("not a notebook: JSON without notebook cells")
     _drop_outputs(raw)
+    language, note = language_of(raw)
+    if note:
+        notes.append(note)
     version = raw.get("nbformat")
     try:
         nb = nbformat.reads(json.dumps(raw), as_version=4)
@@ -73,7 +109,7 @@ def load_notebook(data: bytes):
     if size > MAX_SOURCE_CHARS:
         raise NotANotebook(f"not graded: its cells hold {size:,} characters of code and text "
                            f"(limit {MAX_SOURCE_CHARS:,}; outputs do not count)")
-    return code, markdown, notes
+    return Loaded(code, markdown, notes, language)
 
 
 def load_cells(data: bytes) -> tuple[list[tuple[int, str]], list[str]]:

@@ -150,6 +150,7 @@ class KernelSession:
     limits: Limits
     workdir: Path
     python_path: Path | None = None  # the course copy the kernel imports (see hiding.py)
+    language: str = "en"  # the submission's language: the kernel's LESSONS_LANG
     slots: Slots | None = None
     result: RunResult = field(default_factory=RunResult)
     skip_cells: set = field(default_factory=set)
@@ -177,7 +178,8 @@ class KernelSession:
         """Run the cells then the remaining probes; never raises for student faults."""
         result = self.result
         while True:
-            self.km = SandboxedKernelManager(self.sandbox, self.run_dir, self.scratch, self.python_path)
+            self.km = SandboxedKernelManager(self.sandbox, self.run_dir, self.scratch, self.python_path,
+                                             language=self.language)
             await self.slots.alive.acquire()
             try:
                 await self._attempt()
@@ -230,8 +232,8 @@ class KernelSession:
                 async with self.slots.start:  # start the kernel and set the probe up
                     t0 = time.monotonic()
                     await stack.enter_async_context(client.async_setup_kernel(
-                        env=self.sandbox.env(self.scratch, self.python_path), cwd=str(self.scratch),
-                        stdout=log, stderr=log))
+                        env=self.sandbox.env(self.scratch, self.python_path, self.language),
+                        cwd=str(self.scratch), stdout=log, stderr=log))
                     t1 = time.monotonic()
                     outcome, detail = await self._run(self.prelude_cell, self.spare_index, 30)
                     if outcome is not Outcome.OK:
@@ -373,7 +375,9 @@ class KernelSession:
 
 
 async def run_submission(cells, questions, sandbox, limits, workdir, slots=None,
-                         python_path=None) -> RunResult:
-    """Run ``cells`` ((cell number, source) pairs) and the probes of ``questions``."""
-    session = KernelSession(cells, questions, sandbox, limits, workdir, python_path=python_path, slots=slots)
+                         python_path=None, language: str = "en") -> RunResult:
+    """Run ``cells`` ((cell number, source) pairs) and the probes of ``questions``, in a kernel
+    whose ``LESSONS_LANG`` is ``language``."""
+    session = KernelSession(cells, questions, sandbox, limits, workdir, python_path=python_path, slots=slots,
+                            language=language)
     return await session.run()

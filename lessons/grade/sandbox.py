@@ -21,7 +21,9 @@ process (``-f <connection file>``). The sandbox
 * its run folder (connection file and the kernel's unix sockets: ``transport="ipc"``, since
   the network namespace is private and TCP localhost is unreachable) and its scratch folder,
   the only writable places; HOME and TMPDIR point into the scratch folder;
-* a fresh ``/proc``, a minimal ``/dev``, a private ``/tmp``.
+* a fresh ``/proc``, a minimal ``/dev``, a private ``/tmp``;
+* ``LESSONS_LANG`` set to the submission's language (:func:`lessons.i18n.language`), so that
+  a Chinese notebook's ``check`` speaks Chinese in the kernel too.
 
 It runs as an unprivileged uid in new user, pid, network, ipc, uts and cgroup namespaces
 (``--unshare-all``), in a new session, and dies with the grader (``--die-with-parent``).
@@ -154,7 +156,7 @@ class Sandbox:
         return prefixes
 
     def command(self, run_dir: Path, scratch: Path, connection_file: str,
-                python_path: Path | None = None) -> list[str]:
+                python_path: Path | None = None, language: str = "en") -> list[str]:
         python = sys.executable
         python_path = python_path or self.stub_dir
         nproc = self.max_processes if self.bwrap is not None else 0  # unsandboxed: your own uid
@@ -192,15 +194,16 @@ class Sandbox:
                  "--setenv", "MPLBACKEND", "agg",
                  "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
                  "--setenv", "MKL_NUM_THREADS", "1",
+                 "--setenv", "LESSONS_LANG", language,
                  "--", *inner]
         return args
 
-    def env(self, scratch: Path, python_path: Path | None = None) -> dict:
+    def env(self, scratch: Path, python_path: Path | None = None, language: str = "en") -> dict:
         """The environment of an unsandboxed kernel (the sandboxed one clears its own)."""
         keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")}
         return {**keep, "HOME": str(scratch), "TMPDIR": str(scratch / "tmp"), "USER": "student",
                 "PYTHONPATH": str(python_path or self.stub_dir), "PYTHONDONTWRITEBYTECODE": "1",
-                "MPLBACKEND": "agg",
+                "MPLBACKEND": "agg", "LESSONS_LANG": language,
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
