@@ -3,6 +3,11 @@
 Prints one row per claim: the claim in words, the value the lesson states, the value
 computed now, and whether they agree within tolerance. Exits 0 when every claim holds,
 1 when any does not (2 for a usage error).
+
+The table, the summary and this command's help are in the language of ``--lang`` (``en``,
+``zh``, ``zh_CN``), else the one :func:`lessons.i18n.language` finds (``LESSONS_LANG``, a
+``.lessons-language`` file in the current folder), else English. ``--json`` keeps its keys
+and values in English and adds each claim's ``text`` in that language.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ import shutil
 import sys
 import time
 
+from . import i18n
+from .claims._registry import _
+
+LANGUAGES = ("en", "zh", "zh_CN")
+
 
 def _notebook(value: str) -> str:
     from .claims import notebook_number
@@ -21,42 +31,89 @@ def _notebook(value: str) -> str:
     try:
         return notebook_number(value)
     except ValueError:
-        message = f"expected a notebook number such as 3 or 03; got {value!r}"
+        message = _("expected a notebook number such as 3 or 03; got {value!r}").format(value=value)
         raise argparse.ArgumentTypeError(message) from None
+
+
+def _language(value: str) -> str:
+    if value not in LANGUAGES:
+        message = _("expected one of {choices}; got {value!r}").format(
+            choices=", ".join(LANGUAGES), value=value
+        )
+        raise argparse.ArgumentTypeError(message)
+    return i18n.normalize(value)
+
+
+def _lang_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lang",
+        metavar="{" + ",".join(LANGUAGES) + "}",
+        type=_language,
+        help=_("the language of the table and the summary (default: LESSONS_LANG, else a "
+               ".lessons-language file in the current folder, else English)"),
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m lessons.l13",
-        description="Re-run lesson 13's experiments (RoPE) and check that every claim in "
-        "the notebooks holds. Exit status 0 when all hold, 1 otherwise.",
+        description=_("Re-run lesson 13's experiments (RoPE) and check that every claim in "
+                      "the notebooks holds. Exit status 0 when all hold, 1 otherwise."),
     )
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--json", action="store_true", help=_("print the results as JSON"))
     p.add_argument(
         "--notebook",
         metavar="NN",
         type=_notebook,
-        help="check only the claims of one notebook (3 or 03)",
+        help=_("check only the claims of one notebook (3 or 03)"),
     )
-    p.add_argument("--failed", action="store_true", help="list only the claims that fail (table or JSON)")
+    p.add_argument("--failed", action="store_true", help=_("list only the claims that fail (table or JSON)"))
+    _lang_option(p)
     return p
 
 
+class _Quiet(argparse.ArgumentParser):
+    def error(self, message):
+        raise ValueError(message)
+
+
+def _chosen_language(argv: list[str] | None) -> str | None:
+    """The ``--lang`` of ``argv`` if it is valid (read first: the help and the errors speak it).
+
+    An invalid or missing value is left to the full parser, which reports it.
+    """
+    first = _Quiet(add_help=False)
+    first.add_argument("--lang")
+    try:
+        value = first.parse_known_args(argv)[0].lang
+    except ValueError:
+        return None
+    return i18n.normalize(value) if value in LANGUAGES else None
+
+
 def main(argv: list[str] | None = None) -> int:
+    with i18n.use_language(_chosen_language(argv)):
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     start = time.perf_counter()
-    from .claims import all_claims, evaluate
+    from .claims import all_claims, evaluate, summary
 
     claims = all_claims(args.notebook)
     if args.notebook is not None and not claims:
         known = ", ".join(sorted({c.notebook for c in all_claims()}))
-        print(
-            f"python -m lessons.l13: no claims for notebook {args.notebook!r}; "
-            f"notebooks with claims: {known}",
-            file=sys.stderr,
+        message = _("no claims for notebook {notebook!r}; notebooks with claims: {known}").format(
+            notebook=args.notebook, known=known
         )
+        print(f"python -m lessons.l13: {message}", file=sys.stderr)
         return 2
-    results = [evaluate(c) for c in claims]
+    if args.json:  # the values of the JSON stay English: the same schema in every language
+        with i18n.use_language("en"):
+            results = [evaluate(c) for c in claims]
+    else:
+        results = [evaluate(c) for c in claims]
     elapsed = time.perf_counter() - start
     failed = [r for r in results if not r.ok]
     status = 1 if failed else 0
@@ -65,11 +122,9 @@ def main(argv: list[str] | None = None) -> int:
             _print_json(failed if args.failed else results, len(results) - len(failed), len(failed), elapsed)
         else:
             _print_table(failed if args.failed else results)
-            print(
-                f"\n{len(results) - len(failed)} of {len(results)} claims hold"
-                + (f"; {len(failed)} FAIL" if failed else "")
-                + f" (checked in {elapsed:.2f} s)"
-            )
+            seconds = f"{elapsed:.2f}"
+            line = _("{summary} (checked in {seconds} s)").format(summary=summary(results), seconds=seconds)
+            print("\n" + line)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader stopped reading (``| head``): not an error. Python would report the
@@ -81,22 +136,27 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_json(results, passed: int, failed: int, elapsed: float) -> None:
+    language = i18n.language()
+    with i18n.use_language("en"):
+        computed = [r.computed_text() for r in results]
     payload = {
         "passed": passed,
         "failed": failed,
         "seconds": round(elapsed, 4),
+        "language": language,
         "claims": [
             {
                 "id": r.claim.id,
                 "notebook": r.claim.notebook,
                 "claim": r.claim.text,
+                "text": r.claim.translated_text(),
                 "stated": r.claim.stated_text(),
-                "computed": r.computed_text(),
+                "computed": shown,
                 "tolerance": max(r.claim.tolerances()),
                 "ok": r.ok,
                 **({"error": r.error} if r.error else {}),
             }
-            for r in results
+            for r, shown in zip(results, computed, strict=True)
         ],
     }
     json.dump(payload, sys.stdout, indent=2)
@@ -109,7 +169,7 @@ def _print_table(results) -> None:
     width = min(shutil.get_terminal_size((100, 20)).columns, 200)
     notebooks = sorted({r.claim.notebook for r in results})
     for notebook in notebooks:
-        print(f"\nnotebook {notebook}")
+        print("\n" + _("notebook {notebook}").format(notebook=notebook))
         for line in text_table([r for r in results if r.claim.notebook == notebook], width):
             print(line)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 from .._modules import import_all
-from ._registry import _CLAIMS, Claim, ClaimResult, claim, evaluate, format_like
+from ._registry import _CLAIMS, Claim, ClaimResult, _, claim, evaluate, format_like
 
 # One module per notebook, listed here: a module named here that cannot be imported is an error.
 MODULES = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07", "nb08", "nb09", "nb10")
@@ -57,6 +58,13 @@ def notebook_number(notebook) -> str:
 
 
 # ----------------------------------------------------------------------------- the table
+#
+# The table speaks the current language (lessons.i18n.language()): the claims, the column
+# heads and the summary come from the "claims" catalog; the marks, the values and the ids do
+# not change (a script can grep "FAIL" in any language). Widths are display columns: a Chinese
+# character takes two, and a Chinese claim may wrap between any two characters (never inside
+# a number or an English word). For English text every width equals len(), so the English
+# table is the same, byte for byte, as before translations existed.
 
 MARKS = {True: "ok", False: "FAIL"}
 TEXT_WIDTH = 100  # width of the plain-text table that ends a notebook (fixed: outputs stay the same)
@@ -64,19 +72,59 @@ _CLAIM_MIN = 24  # the claim column is never narrower than this (unless the line
 _GAP = "  "
 
 
+_WIDE = ("W", "F")
+# Chinese punctuation that must not start a line, or end one (it sticks to its neighbour).
+_NO_LINE_START = set("，。、；：！？）》」』】”’%…·")
+_NO_LINE_END = set("（《「『【“‘")
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: 2 for a wide (CJK) character, 0 for a combining mark, else 1."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if _is_wide(ch) else 1 for ch in text)
+
+
+def _is_wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in _WIDE
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` display columns (like ``f"{text:<{width}}"``)."""
+    return text + " " * max(width - display_width(text), 0)
+
+
 def _chunks(text: str) -> list[str]:
-    """``text`` cut after each space: a number (no spaces inside) is never cut."""
-    return re.findall(r"\S+\s*", text) or [""]
+    """``text`` cut after each space (and around each Chinese character): a number is never cut."""
+    if text.isascii():
+        return re.findall(r"\S+\s*", text) or [""]
+    # A wide (CJK) character is a chunk of its own; a run of anything else up to a space or a
+    # wide character is one chunk (a number, an English word, "[1,0]"), with the spaces after it.
+    pieces: list[str] = []
+    for ch in text.lstrip():
+        last = pieces[-1][-1] if pieces else ""
+        if last and (ch.isspace() or not (_is_wide(ch) or _is_wide(last) or last.isspace())):
+            pieces[-1] += ch
+        else:
+            pieces.append(ch)
+    chunks: list[str] = []
+    for chunk in pieces:
+        if chunks and (chunk[0] in _NO_LINE_START or chunks[-1].rstrip()[-1:] in _NO_LINE_END):
+            chunks[-1] += chunk
+        else:
+            chunks.append(chunk)
+    return chunks or [""]
 
 
 def wrap_cell(text: str, width: int) -> list[str]:
-    """Lines of at most ``width`` characters, broken only at spaces (so never inside a number).
+    """Lines of at most ``width`` display columns, broken only at spaces or next to a Chinese
+    character (so never inside a number).
 
     A word longer than ``width`` gets a line of its own and is not cut.
     """
     lines, line = [], ""
     for chunk in _chunks(text):
-        if line and len((line + chunk).rstrip()) > width:
+        if line and display_width((line + chunk).rstrip()) > width:
             lines.append(line.rstrip())
             line = chunk
         else:
@@ -87,13 +135,14 @@ def wrap_cell(text: str, width: int) -> list[str]:
 
 def _value_widths(stated: list[str], computed: list[str], budget: int) -> tuple[int, int]:
     def natural(texts, head):
-        return max([len(head), *map(len, texts)])
+        return max([display_width(head), *map(display_width, texts)])
 
     def smallest(texts, head):
-        return max([len(head), *(len(c.rstrip()) for t in texts for c in _chunks(t))])
+        return max([display_width(head), *(display_width(c.rstrip()) for t in texts for c in _chunks(t))])
 
-    s_nat, c_nat = natural(stated, "stated"), natural(computed, "computed")
-    s_min, c_min = smallest(stated, "stated"), smallest(computed, "computed")
+    stated_head, computed_head = _("stated"), _("computed")
+    s_nat, c_nat = natural(stated, stated_head), natural(computed, computed_head)
+    s_min, c_min = smallest(stated, stated_head), smallest(computed, computed_head)
     if s_nat + c_nat <= budget:
         return s_nat, c_nat
     s = max(s_min, min(s_nat, budget // 2))
@@ -111,20 +160,22 @@ def text_table(results: list[ClaimResult], width: int = TEXT_WIDTH) -> list[str]
     a single number is longer than the room left for it.
     """
     mark_w = max(len(m) for m in MARKS.values())
+    texts = [r.claim.translated_text() for r in results]
     stated = [r.claim.stated_text() for r in results]
     computed = [r.computed_text() for r in results]
+    claim_head, stated_head, computed_head = _("claim"), _("stated"), _("computed")
     room = width - mark_w - 1 - 2 * len(_GAP)
     # The claim column keeps at least 45% of the room; the value columns share the rest.
     s_w, c_w = _value_widths(stated, computed, max(room - max(_CLAIM_MIN, int(0.45 * room)), 0))
-    longest = max([len("claim"), *(len(r.claim.text) for r in results)])
+    longest = max([display_width(claim_head), *map(display_width, texts)])
     claim_w = max(min(longest, room - s_w - c_w), min(longest, _CLAIM_MIN))
-    lines = [f"{'':<{mark_w}} {'claim':<{claim_w}}{_GAP}{'stated':<{s_w}}{_GAP}computed"]
-    for r, s, c in zip(results, stated, computed, strict=True):
-        cells = [wrap_cell(r.claim.text, claim_w), wrap_cell(s, s_w), wrap_cell(c, c_w)]
+    lines = [f"{'':<{mark_w}} {_pad(claim_head, claim_w)}{_GAP}{_pad(stated_head, s_w)}{_GAP}{computed_head}"]
+    for r, text, s, c in zip(results, texts, stated, computed, strict=True):
+        cells = [wrap_cell(text, claim_w), wrap_cell(s, s_w), wrap_cell(c, c_w)]
         for i in range(max(map(len, cells))):
             claim_part, s_part, c_part = (cell[i] if i < len(cell) else "" for cell in cells)
             mark = MARKS[r.ok] if i == 0 else ""
-            line = f"{mark:<{mark_w}} {claim_part:<{claim_w}}{_GAP}{s_part:<{s_w}}{_GAP}{c_part}"
+            line = f"{mark:<{mark_w}} {_pad(claim_part, claim_w)}{_GAP}{_pad(s_part, s_w)}{_GAP}{c_part}"
             lines.append(line.rstrip())
     return lines
 
@@ -132,9 +183,14 @@ def text_table(results: list[ClaimResult], width: int = TEXT_WIDTH) -> list[str]
 def summary(results: list[ClaimResult], notebook: str | None = None) -> str:
     """One sentence: how many of the claims hold."""
     failed = sum(not r.ok for r in results)
-    where = f" of notebook {notebook}" if notebook else ""
-    fail = f"; {failed} FAIL" if failed else ""
-    return f"{len(results) - failed} of {len(results)} claims{where} hold{fail}"
+    held, total = len(results) - failed, len(results)
+    if notebook:
+        text = _("{held} of {total} claims of notebook {notebook} hold").format(
+            held=held, total=total, notebook=notebook
+        )
+    else:
+        text = _("{held} of {total} claims hold").format(held=held, total=total)
+    return text + (_("; {failed} FAIL").format(failed=failed) if failed else "")
 
 
 def _html_value(text: str) -> str:
@@ -165,13 +221,14 @@ class ClaimsTable:
 
     def _repr_html_(self) -> str:
         left = "text-align: left; vertical-align: top"
-        head = "".join(f'<th style="{left}">{name}</th>' for name in ("", "claim", "stated", "computed"))
+        names = ("", _("claim"), _("stated"), _("computed"))
+        head = "".join(f'<th style="{left}">{html.escape(name)}</th>' for name in names)
         rows = []
         for r in self.results:
             mark = MARKS[r.ok] if r.ok else f'<strong style="color: #b91c1c">{MARKS[r.ok]}</strong>'
             rows.append(
                 f'<tr title="{html.escape(r.claim.id)}"><td style="{left}">{mark}</td>'
-                f'<td style="{left}">{html.escape(r.claim.text)}</td>'
+                f'<td style="{left}">{html.escape(r.claim.translated_text())}</td>'
                 f'<td style="{left}">{_html_value(r.claim.stated_text())}</td>'
                 f'<td style="{left}">{_html_value(r.computed_text())}</td></tr>'
             )
@@ -211,6 +268,7 @@ __all__ = [
     "all_claims",
     "check",
     "claim",
+    "display_width",
     "evaluate",
     "format_like",
     "get",

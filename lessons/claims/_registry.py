@@ -25,6 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import gettext, pgettext
+
+DOMAIN = "claims"  # the gettext domain of everything this package says (lessons/locale/<lang>/LC_MESSAGES)
+
+
+def _(message: str) -> str:
+    """``message`` in the current language (:func:`lessons.i18n.language`), English if untranslated."""
+    return gettext(message, domain=DOMAIN)
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -59,6 +68,13 @@ class Claim:
             return "[" + ", ".join(self.stated) + "]"
         return self.stated
 
+    def translated_text(self) -> str:
+        """The claim in the current language: its catalog entry (context = the claim's id,
+        message = its English text), or the English text when there is none. A claim whose
+        English text changed misses its old entry, so it is shown in English until translated.
+        """
+        return pgettext(self.id, self.text, domain=DOMAIN)
+
 
 def _rounding_tolerance(text: str) -> float:
     if "." not in text:
@@ -76,7 +92,7 @@ class ClaimResult:
 
     def computed_text(self) -> str:
         if self.error is not None:
-            return f"error: {self.error}"
+            return _("error: {error}").format(error=self.error)
         return format_like(self.claim, self.computed)
 
 
@@ -163,7 +179,10 @@ def evaluate(c: Claim) -> ClaimResult:
     expected = c.stated_values()
     if len(values) != len(expected):
         return ClaimResult(
-            c, value, False, f"computed {len(values)} number(s), the lesson states {len(expected)}"
+            c, value, False,
+            _("computed {computed} number(s), the lesson states {stated}").format(
+                computed=len(values), stated=len(expected)
+            ),
         )
     ok = all(
         math.isfinite(v) and abs(v - e) <= tol
