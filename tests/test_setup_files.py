@@ -184,3 +184,42 @@ def test_pytest_configuration_runs_the_notebooks_under_nbval():
     assert "--nbval" in options["addopts"]
     sanitize = re.search(r"--nbval-sanitize-with\s+(\S+)", options["addopts"]).group(1)
     assert (ROOT / sanitize).is_file()
+
+
+# ------------------------------------------------------------------ the Chinese edition (issue 13)
+INSTALL = "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && python -m lessons.l13"
+TESTS = 'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && python -m pytest'
+
+
+def indented_commands(name: str) -> list[str]:
+    text = (ROOT / name).read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.startswith("    ") and line.strip()]
+
+
+def test_chinese_readme_has_the_same_two_set_up_commands():
+    english = [c for c in indented_commands("README.md") if c in (INSTALL, TESTS)]
+    chinese = [c for c in indented_commands("README.zh-CN.md") if c.startswith("python3 -m venv")]
+    assert english == [INSTALL, TESTS]
+    assert chinese == english  # the same two commands, character for character, in the same order
+
+
+def test_the_two_readmes_link_each_other_and_the_chinese_notebooks():
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    assert "](README.zh-CN.md)" in english and "](README.md)" in chinese
+    assert "](notebooks/zh/)" in chinese and "](notebooks/zh/)" in english
+    assert len(re.findall(r"[\u4e00-\u9fff]", chinese)) > 500, "README.zh-CN.md has little Chinese prose"
+
+
+def test_babel_is_a_test_dependency_and_the_catalogs_are_package_data():
+    project = pyproject()
+    assert "babel>=2.12,<3" in project["project"]["optional-dependencies"]["test"]
+    assert environment_requirements()["babel"] == ">=2.12,<3"
+    data = project["tool"]["setuptools"]["package-data"]["lessons"]
+    assert "locale/*/LC_MESSAGES/*.mo" in data and "locale/*/LC_MESSAGES/*.po" in data
+
+
+def test_ci_installs_a_chinese_font_from_the_distribution():
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^\S.*\bapt_get_install fonts-noto-cjk$", text, flags=re.M)
+    assert "fc-list :lang=zh" in text  # installed only where no font covers Chinese yet
