@@ -32,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
                        ("compile", "compile the package's .po message catalogs to .mo")):
         command = sub.add_parser(name, help=text, description=text)
         if name != "compile":
-            command.add_argument("--lang", default=LANGUAGE, help=f"catalog language (default {LANGUAGE})")
+            command.add_argument("--lang", default=LANGUAGE, choices=sorted(_build.FOLDERS),
+                                 help=f"catalog language (default {LANGUAGE})")
         if name == "status":
             command.add_argument("-v", "--verbose", action="store_true", help="list each problem")
         if name == "build":
@@ -42,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
             command.add_argument("--out", type=Path, default=None,
                                  help="write OUT/notebooks/zh and OUT/solutions/zh (default: the repo)")
             command.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+            command.add_argument("--jobs", type=int, default=1,
+                                 help="notebooks executed at the same time (default 1)")
     return parser
 
 
@@ -61,23 +64,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "status":
         rows = _build.catalog_status(args.lang, root)
-        print(f"{'catalog':44} {'translated':>10} {'fuzzy':>6} {'missing':>8} {'parity':>7}")
+        print(f"{'catalog':40} {'translated':>10} {'fuzzy':>6} {'missing':>8} {'(unmerged)':>10} "
+              f"{'parity':>7}")
         for row in rows:
-            print(f"{row.catalog.name:44} {row.translated:10d} {row.fuzzy:6d} {row.missing:8d} "
-                  f"{len(row.problems):7d}")
+            print(f"{row.catalog.name:40} {row.translated:10d} {row.fuzzy:6d} {row.missing:8d} "
+                  f"{row.unmerged:10d} {len(row.problems):7d}")
             if args.verbose:
-                for line in row.problems:
+                for line in row.stale + row.problems:
                     print(f"    {line}")
-        totals = [sum(getattr(r, k) for r in rows) for k in ("translated", "fuzzy", "missing")]
-        print(f"{'total':44} {totals[0]:10d} {totals[1]:6d} {totals[2]:8d} "
+        totals = [sum(getattr(r, k) for r in rows) for k in ("translated", "fuzzy", "missing", "unmerged")]
+        print(f"{'total':40} {totals[0]:10d} {totals[1]:6d} {totals[2]:8d} {totals[3]:10d} "
               f"{sum(len(r.problems) for r in rows):7d}")
+        if totals[3]:
+            print("unmerged: the English cell is new or changed; "
+                  "python -m lessons.i18n update marks a changed one fuzzy")
         return 0
     if args.command == "build":
         out = args.out.resolve() if args.out else root
         try:
             written = _build.build(args.lang, root, out, allow_untranslated=args.allow_untranslated,
-                                   execute=not args.no_execute, timeout=args.timeout)
-        except _build.UntranslatedError as error:
+                                   execute=not args.no_execute, timeout=args.timeout, jobs=args.jobs)
+        except (_build.UntranslatedError, _build.ExecutionError, ValueError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
         print(f"wrote {len(written)} notebooks under {out}")

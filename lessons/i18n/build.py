@@ -145,13 +145,15 @@ def notebook_lock(out: Path, root: Path = ROOT):
 
 
 def build(language: str = "zh_CN", root: Path = ROOT, out: Path | None = None, *,
-          allow_untranslated: bool = False, execute: bool = True, timeout: int = 300,
+          allow_untranslated: bool = False, execute: bool = True, timeout: int = 300, jobs: int = 1,
           log=print) -> list[Path]:
-    """Write (and execute) every translated notebook; return their paths.
+    """Write (and execute, ``jobs`` notebooks at a time) every translated notebook; return their paths.
 
     Refuses (:class:`UntranslatedError`, nothing written) when a markdown cell has no
     translation, unless ``allow_untranslated`` (then the cell stays English and a warning
     names it)."""
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1; got {jobs!r}")
     out = Path(out) if out is not None else root
     built = expected_notebooks(language, root, out)
     gaps = [b for b in built if b.untranslated]
@@ -174,14 +176,38 @@ def build(language: str = "zh_CN", root: Path = ROOT, out: Path | None = None, *
             nbformat.write(b.notebook, b.target)
             written.append(b.target)
         if execute:
-            from ..run_notebooks import execute_notebook
-
             total = time.perf_counter()
-            for path in written:
-                seconds = execute_notebook(path, timeout)
+            for path, seconds in _execute(written, timeout, jobs):
                 log(f"{seconds:6.1f} s  {path.relative_to(out).as_posix()}")
             log(f"{time.perf_counter() - total:6.1f} s  all {len(written)} notebooks")
     return written
+
+
+class ExecutionError(RuntimeError):
+    """A generated notebook failed to run top to bottom."""
+
+
+def _run_one(path: Path, timeout: int) -> tuple[Path, float]:
+    # run_notebooks.execute_notebook only: its main() would refresh lessons/grade/course_cells.json
+    # from the English notebooks/, which the translated notebooks must never touch.
+    from ..run_notebooks import execute_notebook
+
+    try:
+        return path, execute_notebook(path, timeout)
+    except Exception as error:  # nbclient's CellExecutionError, a timeout, a dead kernel
+        raise ExecutionError(f"{path}: {type(error).__name__}: {str(error)[-2000:]}") from None
+
+
+def _execute(paths: list[Path], timeout: int, jobs: int):
+    if jobs == 1:
+        for path in paths:
+            yield _run_one(path, timeout)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for future in as_completed([pool.submit(_run_one, path, timeout) for path in paths]):
+            yield future.result()
 
 
 def _cell_view(cell) -> tuple:
@@ -267,7 +293,8 @@ class CatalogStatus:
     catalog: Path
     translated: int = 0
     fuzzy: int = 0
-    missing: int = 0
+    missing: int = 0  # no translation: an empty msgstr, or no entry at all
+    unmerged: int = 0  # of those, no entry: the English is new or changed (run update)
     problems: list[str] = field(default_factory=list)  # parity of the translated messages
     stale: list[str] = field(default_factory=list)  # current English cells with no usable translation
 
@@ -297,6 +324,7 @@ def catalog_status(language: str = "zh_CN", root: Path = ROOT) -> list[CatalogSt
                 where = f"{path.relative_to(root).as_posix()} cell {cell.id}"
                 if message is None:
                     status.missing += 1
+                    status.unmerged += 1
                     if catalog is not None:
                         status.stale.append(f"{where}: not in the catalog "
                                             "(run python -m lessons.i18n update)")
