@@ -2,7 +2,9 @@
 
 It writes ``OUT/index.html`` (the lessons in order, each with its title) and one page per
 notebook of ``notebooks/`` (``OUT/NN_name.html``), with the pictures of each page in
-``OUT/NN_name_files/``. The pages come from the committed, executed notebooks as they are:
+``OUT/NN_name_files/``; and the same for the Chinese edition (``notebooks/zh/``) in
+``OUT/zh/``. Every page of one language links to its twin in the other (same file name), the
+index to the other index. The pages come from the committed, executed notebooks as they are:
 nothing is run again. Each page shows the prose with its math, the code and its outputs
 (figures, the claims table), and links to the previous lesson, the index and the next one.
 
@@ -32,6 +34,8 @@ SLIDER_NOTE = (
     "Sliders appear here in a live notebook: they need a running Python kernel, which this page "
     "does not have. Open the notebook in JupyterLab and run the cell to use them."
 )
+# The Chinese edition: notebooks/zh/ (same file names) -> OUT/zh/.
+ZH = "zh"
 
 # The lab template with the lessons' navigation above and below the notebook.
 PAGE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
@@ -55,7 +59,7 @@ nav.lessons-nav a { text-decoration: none; }
 """
 
 INDEX_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
@@ -68,6 +72,7 @@ ol li {{ margin: 0.5em 0; }}
 </style>
 </head>
 <body>
+<p class="note">{switch}</p>
 <h1>{title}</h1>
 <p>{intro}</p>
 <ol>
@@ -87,6 +92,22 @@ NOTE = (
     "These pages are a snapshot. To run the code, move the sliders and do the exercises, open "
     "the notebooks in JupyterLab (see the repository's README)."
 )
+
+# What a page says, per language ("en": the course; "zh": its Chinese edition in OUT/zh/).
+WORDS = {
+    "en": {"lang": "en", "title": "RoPE, lesson 13", "intro": INTRO, "note": NOTE, "slider": SLIDER_NOTE,
+           "all": "all lessons", "switch": "中文", "switch_lang": "zh-CN",
+           "still": "the picture before any slider moves"},
+    ZH: {"lang": "zh-CN", "title": "RoPE：《手写一个小模型》第 13 课",
+         "intro": "旋转位置编码（RoPE），一课，分成若干笔记本：按顺序在这里阅读，"
+                  "内容是它们最后一次运行时的样子。每页最后有一张表，列出这一课写出的数字和代码算出的值。",
+         "note": "这些页面是快照。要运行代码、拖动滑块、做练习，请在 JupyterLab 里打开笔记本"
+                 "（见仓库的 README.zh-CN.md）。",
+         "slider": "在运行中的笔记本里，这里会显示滑块：滑块需要一个运行中的 Python 内核，而这个页面没有。"
+                   "请在 JupyterLab 里打开笔记本并运行这个单元。",
+         "all": "全部课程", "switch": "English", "switch_lang": "en",
+         "still": "滑块移动之前的图"},
+}
 
 
 def notebook_paths(directory: Path = NOTEBOOKS) -> list[Path]:
@@ -115,15 +136,16 @@ def _slider_preprocessor():
         """Replace each widget view (it needs a kernel) by a note and the still picture, if any."""
 
         def preprocess_cell(self, cell, resources, index):
+            words = WORDS[resources.get("lessons_language", "en")]
             for output in cell.get("outputs", []):
                 data = output.get("data", {})
                 if WIDGET_VIEW not in data:
                     continue
-                parts = [f'<p class="lessons-slider-note">{html.escape(SLIDER_NOTE)}</p>']
+                parts = [f'<p class="lessons-slider-note">{html.escape(words["slider"])}</p>']
                 for mime in ("image/png", "image/jpeg"):
                     if mime in data:
                         still = f"data:{mime};base64,{data[mime]}"
-                        parts.append(f'<img src="{still}" alt="the picture before any slider moves">')
+                        parts.append(f'<img src="{still}" alt="{html.escape(words["still"])}">')
                 if "text/plain" in data:
                     parts.append(f"<pre>{html.escape(str(data['text/plain']))}</pre>")
                 output["data"] = {"text/html": "\n".join(parts), "text/plain": data.get("text/plain", "")}
@@ -152,9 +174,23 @@ def _exporter():
     return exporter
 
 
-def _nav(pages: list[tuple[str, str]], i: int) -> str:
-    """Links to the previous lesson, the index and the next lesson."""
-    parts = ["<span></span>", '<a href="index.html">all lessons</a>', "<span></span>"]
+def _switch(href: str | None, language: str) -> str:
+    """The link to the same page in the other language (nothing when there is no twin)."""
+    if href is None:
+        return ""
+    words = WORDS[language]
+    return (f'<a class="lessons-language" href="{href}" hreflang="{words["switch_lang"]}" '
+            f'lang="{words["switch_lang"]}">{words["switch"]}</a>')
+
+
+def _nav(pages: list[tuple[str, str]], i: int, language: str = "en", twin: str | None = None) -> str:
+    """Links to the previous lesson, the index (and the twin page in the other language) and the
+    next lesson."""
+    words = WORDS[language]
+    middle = f'<a href="index.html">{html.escape(words["all"])}</a>'
+    if twin is not None:
+        middle = f"<span>{middle} &middot; {_switch(twin, language)}</span>"
+    parts = ["<span></span>", middle, "<span></span>"]
     if i > 0:
         name, title = pages[i - 1]
         parts[0] = f'<a href="{name}" rel="prev">&larr; {html.escape(title)}</a>'
@@ -164,14 +200,13 @@ def _nav(pages: list[tuple[str, str]], i: int) -> str:
     return '<nav class="lessons-nav">' + "".join(parts) + "</nav>"
 
 
-def build(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
-    """Write the site into ``out`` (created if needed); return the pages written, index first."""
+def _edition(out: Path, paths: list[Path], exporter, language: str, twins: dict[str, str]) -> list[Path]:
+    """One language's pages and index in ``out``; ``twins``: page name -> its twin's href."""
     import nbformat
 
-    out = Path(out)
-    paths = notebook_paths(notebooks)
-    exporter = _exporter()
     out.mkdir(parents=True, exist_ok=True)
+    words = WORDS[language]
+    exporter.language_code = words["lang"].split("-")[0]  # <html lang="...">: ISO 639-1 only
     books = [nbformat.read(p, as_version=4) for p in paths]
     pages = [(f"{p.stem}.html", title_of(nb, p.stem)) for p, nb in zip(paths, books, strict=True)]
     written = []
@@ -180,7 +215,8 @@ def build(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
             "metadata": {"name": pages[i][1], "path": str(path.parent)},
             "output_files_dir": f"{path.stem}_files",
             "unique_key": path.stem,
-            "lessons_nav": _nav(pages, i),
+            "lessons_nav": _nav(pages, i, language, twins.get(pages[i][0])),
+            "lessons_language": language,
         }
         body, resources = exporter.from_notebook_node(nb, resources=resources)
         for name, data in resources.get("outputs", {}).items():
@@ -195,11 +231,34 @@ def build(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
         for name, title in pages
     )
     index = out / "index.html"
-    index.write_text(
-        INDEX_TEMPLATE.format(title="RoPE, lesson 13", intro=INTRO, items=items, note=NOTE), encoding="utf-8"
+    text = INDEX_TEMPLATE.format(
+        lang=words["lang"], title=html.escape(words["title"]), intro=html.escape(words["intro"]), items=items,
+        note=html.escape(words["note"]), switch=_switch(twins.get("index.html"), language),
     )
-    (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve the files as they are
+    index.write_text(text, encoding="utf-8")
     return [index, *written]
+
+
+def build(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """Write the site into ``out`` (created if needed); return the pages written, index first:
+    the English pages, then the Chinese edition's (``notebooks/zh`` -> ``out/zh``) if it exists."""
+    out = Path(out)
+    paths = notebook_paths(notebooks)
+    zh_dir = Path(notebooks) / ZH
+    zh_paths = sorted(zh_dir.glob("[0-9][0-9]_*.ipynb")) if zh_dir.is_dir() else []
+    exporter = _exporter()
+    names = {p.name for p in zh_paths}
+    to_zh = {f"{p.stem}.html": f"{ZH}/{p.stem}.html" for p in paths if p.name in names}
+    if zh_paths:
+        to_zh["index.html"] = f"{ZH}/index.html"
+    written = _edition(out, paths, exporter, "en", to_zh)
+    if zh_paths:
+        english = {p.name for p in paths}
+        to_en = {f"{p.stem}.html": f"../{p.stem}.html" for p in zh_paths if p.name in english}
+        to_en["index.html"] = "../index.html"
+        written += _edition(out / ZH, zh_paths, exporter, ZH, to_en)
+    (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve the files as they are
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,7 @@
 """``python -m lessons.site OUT``: every page is there, every picture it references exists,
-no internal link is broken, the animation of 02 is in its page; nothing is run again."""
+no internal link is broken, the animation of 02 is in its page; nothing is run again. The
+Chinese edition (``notebooks/zh`` -> ``OUT/zh``) likewise, and every page links to its twin in
+the other language."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ZH_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
 
 if os.environ.get("CI", "").lower() != "true":
     pytest.importorskip("nbconvert", reason="the site needs the site extra: pip install -e '.[site]'")
@@ -23,17 +26,23 @@ from lessons import site  # noqa: E402
 
 
 class Page(HTMLParser):
-    """The links, pictures and element ids of one HTML page."""
+    """The links, pictures and element ids of one HTML page, its language and language switches."""
 
     def __init__(self, text: str):
         super().__init__()
         self.links: list[str] = []
         self.images: list[str] = []
         self.ids: set[str] = set()
+        self.switches: list[str] = []  # href of each <a class="lessons-language">
+        self.lang: str | None = None
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "html":
+            self.lang = attrs.get("lang")
+        if tag == "a" and "lessons-language" in (attrs.get("class") or "").split():
+            self.switches.append(attrs.get("href"))
         if attrs.get("id"):
             self.ids.add(attrs["id"])
         if tag == "a" and attrs.get("name"):
@@ -52,7 +61,7 @@ def local(url: str) -> bool:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    pages = site.build(out)
+    pages = site.build(out, ROOT / "notebooks")
     return out, pages
 
 
@@ -62,15 +71,25 @@ def parsed(built):
     return {p.name: Page(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*.html"))}
 
 
+@pytest.fixture(scope="module")
+def parsed_all(built):
+    """Every page of both editions, by its path in the site (``zh/01_....html``)."""
+    out, _ = built
+    pages = sorted(out.rglob("*.html"))
+    return {p.relative_to(out).as_posix(): Page(p.read_text(encoding="utf-8")) for p in pages}
+
+
 def test_index_and_one_page_per_notebook(built):
     out, pages = built
     assert pages[0] == out / "index.html"
-    assert [p.name for p in pages[1:]] == [f"{nb.stem}.html" for nb in NOTEBOOKS]
+    english = [f"{nb.stem}.html" for nb in NOTEBOOKS]
+    assert [p.name for p in pages[1:len(NOTEBOOKS) + 1]] == english
     assert all(p.is_file() and p.stat().st_size > 1000 for p in pages)
 
 
 def test_index_links_every_page_in_lesson_order(parsed):
-    links = [link for link in parsed["index.html"].links if local(link)]
+    index = parsed["index.html"]
+    links = [link for link in index.links if local(link) and link not in index.switches]
     assert links == [f"{nb.stem}.html" for nb in NOTEBOOKS]
 
 
@@ -194,3 +213,61 @@ def test_site_is_plain_files_for_github_pages(built):
     assert (out / ".nojekyll").is_file()
     json.dumps([p.name for p in out.iterdir()])  # names only, nothing outside OUT
     assert all(p.resolve().is_relative_to(out.resolve()) for p in out.rglob("*"))
+
+
+# ------------------------------------------------------------------ the Chinese edition in OUT/zh
+
+
+def test_chinese_edition_index_and_one_page_per_notebook(built, parsed_all):
+    out, pages = built
+    assert ZH_NOTEBOOKS, "no notebooks/zh/NN_*.ipynb: generate them (python -m lessons.i18n build)"
+    assert [nb.name for nb in ZH_NOTEBOOKS] == [nb.name for nb in NOTEBOOKS]  # the same files
+    zh = [p.relative_to(out).as_posix() for p in pages[len(NOTEBOOKS) + 1:]]
+    assert zh == ["zh/index.html", *[f"zh/{nb.stem}.html" for nb in ZH_NOTEBOOKS]]
+    index = parsed_all["zh/index.html"]
+    listed = [link for link in index.links if link not in index.switches]
+    assert listed == [f"{nb.stem}.html" for nb in ZH_NOTEBOOKS]
+    assert index.lang == "zh-CN" and parsed_all["index.html"].lang == "en"
+    assert {parsed_all[f"zh/{nb.stem}.html"].lang for nb in ZH_NOTEBOOKS} == {"zh"}
+    text = (out / "zh" / "index.html").read_text(encoding="utf-8")
+    assert f"<h1>{site.WORDS['zh']['title']}</h1>" in text and site.INTRO not in text
+
+
+def test_every_page_links_to_its_twin_in_the_other_language(built, parsed_all):
+    """The language switch of every page resolves to a page whose own switch leads back."""
+    out, _ = built
+    checked = 0
+    for name, page in parsed_all.items():
+        assert len(set(page.switches)) == 1, f"{name}: language switches {page.switches}"
+        target = (out / name).parent / page.switches[0]
+        assert target.is_file(), f"{name}: the switch {page.switches[0]} leads to no page"
+        twin = target.resolve().relative_to(out.resolve()).as_posix()
+        assert Path(twin).name == Path(name).name and twin != name  # the same page, other language
+        back = (out / twin).parent / parsed_all[twin].switches[0]
+        assert back.resolve() == (out / name).resolve(), f"{twin} does not switch back to {name}"
+        checked += 1
+    assert checked == 2 * (len(NOTEBOOKS) + 1)
+
+
+def test_chinese_pages_pictures_links_and_slider_notes(built, parsed_all):
+    out, _ = built
+    broken = []
+    for name, page in parsed_all.items():
+        if not name.startswith("zh/"):
+            continue
+        folder = (out / name).parent
+        for src in page.images:
+            if not src.startswith("data:image/") and not (folder / unquote(urlsplit(src).path)).is_file():
+                broken.append(f"{name}: picture {src}")
+        for href in page.links:
+            parts = urlsplit(href)
+            if local(href) and parts.path and not (folder / unquote(parts.path)).is_file():
+                broken.append(f"{name}: link {href}")
+    assert broken == []
+    for nb in ZH_NOTEBOOKS:
+        cells = nbformat.read(nb, as_version=4).cells
+        outputs = [o for c in cells if c.cell_type == "code" for o in c.outputs]
+        widgets = sum(site.WIDGET_VIEW in o.get("data", {}) for o in outputs)
+        page = (out / "zh" / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert page.count('<p class="lessons-slider-note">') == widgets, nb.name
+        assert page.count(site.WORDS["zh"]["slider"]) == widgets and site.SLIDER_NOTE not in page
