@@ -10,16 +10,22 @@ import numbers
 
 import numpy as np
 
+from .i18n import gettext as _
+
 LAYOUTS = ("interleaved", "split_half")
 
 
 def _describe(value) -> str:
     if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape} and dtype {value.dtype}"
+        return _("an array of shape {shape} and dtype {dtype}").format(shape=value.shape, dtype=value.dtype)
     text = repr(value)
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def _one_per_token() -> str:
+    return _("{name} must hold one position per token: expected {expected} (the T axis), got {count}")
 
 
 def as_float_array(x, name: str, *, min_ndim: int = 1, finite: bool = True) -> np.ndarray:
@@ -29,22 +35,28 @@ def as_float_array(x, name: str, *, min_ndim: int = 1, finite: bool = True) -> n
     (see :func:`check_finite`).
     """
     if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be an array of real numbers; got {_describe(x)}")
+        raise TypeError(
+            _("{name} must be an array of real numbers; got {what}").format(name=name, what=_describe(x))
+        )
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged lists and other things numpy refuses
-        raise TypeError(f"{name} must be an array of real numbers; got {_describe(x)}") from exc
+        raise TypeError(
+            _("{name} must be an array of real numbers; got {what}").format(name=name, what=_describe(x))
+        ) from exc
     if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.floating)
-        or np.issubdtype(arr.dtype, np.integer)
-        or arr.dtype == np.bool_
+        np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
     ):
-        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+        raise TypeError(
+            _("{name} must hold real numbers; got dtype {dtype}").format(name=name, dtype=arr.dtype)
+        )
     if arr.dtype != np.float32:
         arr = arr.astype(np.float64, copy=False)
     if arr.ndim < min_ndim:
         raise ValueError(
-            f"{name} must have at least {min_ndim} dimension(s); got shape {arr.shape}"
+            _("{name} must have at least {count} dimension(s); got shape {shape}").format(
+                name=name, count=min_ndim, shape=arr.shape
+            )
         )
     if finite:
         check_finite(arr, name)
@@ -60,17 +72,23 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     finite = np.isfinite(arr)
     if not finite.all():
         bad = int(finite.size - np.count_nonzero(finite))
-        raise ValueError(f"{name} must be finite; it holds {bad} NaN or infinite value(s)")
+        raise ValueError(
+            _("{name} must be finite; it holds {count} NaN or infinite value(s)").format(name=name, count=bad)
+        )
 
 
 def check_width(d, name: str = "d") -> int:
     """A head (or rotary) width: a positive even integer."""
     if isinstance(d, bool) or not isinstance(d, numbers.Integral):
-        raise TypeError(f"{name} must be a positive even integer; got {_describe(d)}")
+        raise TypeError(
+            _("{name} must be a positive even integer; got {what}").format(name=name, what=_describe(d))
+        )
     d = int(d)
     if d <= 0 or d % 2:
         raise ValueError(
-            f"{name} must be a positive even integer (coordinates are rotated in pairs); got {d}"
+            _(
+                "{name} must be a positive even integer (coordinates are rotated in pairs); got {value}"
+            ).format(name=name, value=d)
         )
     return d
 
@@ -78,23 +96,33 @@ def check_width(d, name: str = "d") -> int:
 def check_positive(value, name: str) -> float:
     """A finite real number greater than zero (a base, a scaling factor, a length)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number; got {_describe(value)}")
+        raise TypeError(
+            _("{name} must be a positive real number; got {what}").format(name=name, what=_describe(value))
+        )
     value = float(value)
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number greater than 0; got {value}")
+        raise ValueError(
+            _("{name} must be a finite number greater than 0; got {value}").format(name=name, value=value)
+        )
     return value
 
 
 def check_at_least(value, minimum: float, name: str) -> float:
     value = check_positive(value, name)
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {value}")
+        raise ValueError(
+            _("{name} must be at least {minimum}; got {value}").format(
+                name=name, minimum=minimum, value=value
+            )
+        )
     return value
 
 
 def check_layout(layout) -> str:
     if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}; got {layout!r}")
+        raise ValueError(
+            _("layout must be one of {layouts}; got {layout}").format(layouts=LAYOUTS, layout=repr(layout))
+        )
     return layout
 
 
@@ -103,13 +131,12 @@ def as_positions(positions, name: str = "positions", length: int | None = None) 
     arr = as_float_array(positions, name, min_ndim=0).astype(np.float64, copy=False)
     if arr.ndim != 1:
         raise ValueError(
-            f"{name} must be one-dimensional (one position per token); got shape {arr.shape}"
+            _("{name} must be one-dimensional (one position per token); got shape {shape}").format(
+                name=name, shape=arr.shape
+            )
         )
     if length is not None and arr.shape[0] != length:
-        raise ValueError(
-            f"{name} must hold one position per token: expected {length} (the T axis), "
-            f"got {arr.shape[0]}"
-        )
+        raise ValueError(_one_per_token().format(name=name, expected=length, count=arr.shape[0]))
     return arr
 
 
@@ -125,25 +152,32 @@ def as_batch_positions(positions, shape: tuple, name: str = "positions") -> np.n
     T = shape[-2]
     if arr.ndim not in (1, 2):
         raise ValueError(
-            f"{name} must have shape [T] (one position per token) or [B, T] (one row per "
-            f"batch entry); got shape {arr.shape}"
+            _(
+                "{name} must have shape [T] (one position per token) or [B, T] (one row per "
+                "batch entry); got shape {shape}"
+            ).format(name=name, shape=arr.shape)
         )
     if arr.shape[-1] != T:
-        raise ValueError(
-            f"{name} must hold one position per token: expected {T} (the T axis), "
-            f"got {arr.shape[-1]}"
-        )
+        raise ValueError(_one_per_token().format(name=name, expected=T, count=arr.shape[-1]))
     if arr.ndim == 1:
         return arr
     if len(shape) < 3:
         raise ValueError(
-            f"{name} of shape [B, T] need a batch axis: a tensor of shape [B, ..., T, d]; "
-            f"got shape {tuple(shape)}"
+            _(
+                "{name} of shape [B, T] need a batch axis: a tensor of shape [B, ..., T, d]; "
+                "got shape {shape}"
+            ).format(name=name, shape=tuple(shape))
         )
     if arr.shape[0] not in (1, shape[0]):
-        also_one = "" if shape[0] == 1 else " or 1 (one row for all)"
-        raise ValueError(
-            f"{name} of shape [B, T] must have one row per batch entry: expected "
-            f"{shape[0]} (the first axis){also_one}, got {arr.shape[0]}"
-        )
+        if shape[0] == 1:
+            text = _(
+                "{name} of shape [B, T] must have one row per batch entry: expected "
+                "{expected} (the first axis), got {count}"
+            )
+        else:
+            text = _(
+                "{name} of shape [B, T] must have one row per batch entry: expected "
+                "{expected} (the first axis) or 1 (one row for all), got {count}"
+            )
+        raise ValueError(text.format(name=name, expected=shape[0], count=arr.shape[0]))
     return arr.reshape(arr.shape[0], *[1] * (len(shape) - 3), T)

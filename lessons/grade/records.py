@@ -27,9 +27,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..exercises import all_exercises
+from ..exercises import N_, all_exercises, head_line
+from ..i18n import gettext as _
 
 RECORD_VERSION = 2
+# Parts of a record's result words that are recognised again later (see _prefixes).
+TO_GRADE_BY_HAND = N_("to grade by hand: {columns}")
+CELL_ERRORS = (
+    N_("errors in cell {cells}"),
+    N_("errors in cells {cells}"),
+    N_("errors in cells {cells} and {count} more"),
+)
 NOT_GRADED = {"OUT_OF_TIME", "TIMED_OUT", "KILLED_KERNEL", "UNREADABLE", "FORGED", "NOT_A_NOTEBOOK"}
 
 
@@ -61,6 +69,18 @@ def _labels(names: list[str]) -> str:
     return ", ".join(names)
 
 
+def _prefixes(*templates: str) -> tuple[str, ...]:
+    """The words before the first placeholder of each template, in English and in the current
+    language: how a part of a record's words is recognised whatever language wrote it."""
+    out = []
+    for template in templates:
+        for text in (template, _(template)):
+            head = text.split("{", 1)[0]
+            if head and head not in out:
+                out.append(head)
+    return tuple(out)
+
+
 def summarise(exercises: dict, events: list[str], own_errors: list[str]) -> tuple[str, float, float]:
     """(result words, total, max) of a record's exercises."""
     total = sum(e["points"] for e in exercises.values() if e["points"] is not None)
@@ -72,19 +92,19 @@ def summarise(exercises: dict, events: list[str], own_errors: list[str]) -> tupl
     pending = [e["column"] for e in exercises.values() if e["points"] is None]
     answered = [e for e in exercises.values() if e["outcome"] != "MISSING"]
     if exercises and not answered:
-        parts = ["nothing answered"]
+        parts = [_("nothing answered")]
     elif exercises and all(e["points"] is None or e["points"] == e["max"] for e in exercises.values()):
-        parts = ["full marks so far" if pending else "full marks"]
+        parts = [_("full marks so far") if pending else _("full marks")]
     else:
-        head = f"{num(total)} of {num(maximum)}"
+        head = _("{total} of {max}").format(total=num(total), max=num(maximum))
         detail = []
         if wrong:
-            detail.append(f"wrong: {_labels(wrong)}")
+            detail.append(_("wrong: {columns}").format(columns=_labels(wrong)))
         if missing:
-            detail.append(f"not answered: {_labels(missing)}")
+            detail.append(_("not answered: {columns}").format(columns=_labels(missing)))
         parts = [head + (": " + "; ".join(detail) if detail else "")]
     if pending:
-        parts.append(f"to grade by hand: {_labels(pending)}")
+        parts.append(_(TO_GRADE_BY_HAND).format(columns=_labels(pending)))
     parts += events + own_errors
     return "; ".join(parts), total, maximum
 
@@ -97,19 +117,19 @@ def build_record(*, student: str, file: str, sha: str, notebook: str | None, see
     own_text = []
     if own:
         listed = ", ".join(f"{n} ({e})" for n, e in sorted(own.items())[:8])
-        more = "" if len(own) <= 8 else f" and {len(own) - 8} more"
-        own_text.append(f"errors in cell{'s' if len(own) > 1 else ''} {listed}{more}")
+        text = CELL_ERRORS[0 if len(own) == 1 else 1 if len(own) <= 8 else 2]
+        own_text.append(_(text).format(cells=listed, count=len(own) - 8))
     result, total, maximum = summarise(exercises, student_events, own_text)
     unanswered = [e["column"] for e in exercises.values() if e["outcome"] in NOT_GRADED]
     if grading_problems and (not exercises or len(unanswered) == len(exercises)) and not notes:
-        grading = "not graded: " + "; ".join(grading_problems)
+        grading = _("not graded: {reasons}").format(reasons="; ".join(grading_problems))
     elif grading_problems or unanswered:
         by_reason: dict[str, list[str]] = {}
         for e in exercises.values():
             if e["outcome"] in NOT_GRADED:
-                by_reason.setdefault(e.get("not_graded", "not graded"), []).append(e["column"])
+                by_reason.setdefault(e.get("not_graded", _("not graded")), []).append(e["column"])
         why = grading_problems + [f"{_labels(cols)}: {reason}" for reason, cols in by_reason.items()]
-        grading = "incomplete: " + "; ".join(why)
+        grading = _("incomplete: {reasons}").format(reasons="; ".join(why))
     else:
         grading = "ok"
     if notes:
@@ -231,7 +251,7 @@ def with_manual(record: dict, grades: dict) -> dict:
         if g.get("comment"):
             e["comment"] = g["comment"]
     rec["points"] = {gid: e["points"] for gid, e in rec["exercises"].items()}
-    rest = [p for p in rec["result"].split("; ")[1:] if not p.startswith("to grade by hand")]
+    rest = [p for p in rec["result"].split("; ")[1:] if not p.startswith(_prefixes(TO_GRADE_BY_HAND))]
     result, total, maximum = summarise(rec["exercises"], [], [])
     rec["result"] = "; ".join([result, *rest])
     rec["total"], rec["max"] = total, maximum
@@ -283,31 +303,38 @@ def feedback_markdown(r: dict, reveal: bool = False) -> str:
     """The student's feedback: points, each exercise's verdict in the one judge's words, the
     written answers' points and comments. Never the course's own cells; never the expected
     value of a value exercise unless ``reveal``."""
-    lines = [f"# Feedback for {r['student']}: notebook {r['notebook'] or '?'}", "",
-             f"**{num(r['total'])} of {num(r['max'])} points.**", ""]
+    lines = [_("# Feedback for {student}: notebook {notebook}").format(
+                 student=r["student"], notebook=r["notebook"] or "?"), "",
+             _("**{total} of {max} points.**").format(total=num(r["total"]), max=num(r["max"])), ""]
     if r["grading"] != "ok":
-        lines += [f"Grading: {r['grading']}.", ""]
+        lines += [_("Grading: {grading}.").format(grading=r["grading"]), ""]
     if r["exercises"]:
-        lines += ["| exercise | points | result |", "|---|---|---|"]
+        lines += [_("| exercise | points | result |"), "|---|---|---|"]
         for e in r["exercises"].values():
-            points = "to be graded" if e["points"] is None else f"{num(e['points'])} / {num(e['max'])}"
+            points = _("to be graded") if e["points"] is None else f"{num(e['points'])} / {num(e['max'])}"
             first = e["message"].splitlines()[0]
-            short = first[len(e["title"]) + 2:] if first.startswith(e["title"] + ": ") else first
-            if short.endswith("does not pass.") and e.get("outcome_words"):
-                short = f"does not pass: {e['outcome_words']}"
-            lines.append(f"| {e['title']} | {points} | {short.replace('|', '/')} |")
+            short = first
+            for prefix in (head_line(e["title"], ""), e["title"] + ": "):
+                if first.startswith(prefix):
+                    short = first[len(prefix):]
+                    break
+            if short.endswith((_("does not pass."), "does not pass.")) and e.get("outcome_words"):
+                short = _("does not pass: {outcome}").format(outcome=_(e["outcome_words"]))
+            lines.append(f"| {_(e['title'])} | {points} | {short.replace('|', '/')} |")
         lines.append("")
     for e in r["exercises"].values():
         text = e.get("message_revealed", e["message"]) if reveal else e["message"]
         details = text.splitlines()[1:]
         if details or e.get("comment"):
-            lines += [f"## {e['title']}", ""]
+            lines += [f"## {_(e['title'])}", ""]
             if details:
                 lines += ["```", *[d[2:] if d.startswith("  ") else d for d in details], "```", ""]
             if e.get("comment"):
-                lines += [f"Comment: {e['comment']}", ""]
-    own = [m for m in r["result"].split("; ") if m.startswith(("errors in cell", "cell "))]
+                lines += [_("Comment: {comment}").format(comment=e["comment"]), ""]
+    own = [m for m in r["result"].split("; ") if m.startswith((*_prefixes(*CELL_ERRORS), "cell "))]
     if own:
-        lines += ["While running your notebook: " + "; ".join(own) + ".", ""]
-    lines.append(f"Inputs drawn with seed {r['seed']}; graded {r['graded_at']}.")
+        lines += [_("While running your notebook: {errors}.").format(errors="; ".join(own)), ""]
+    lines.append(
+        _("Inputs drawn with seed {seed}; graded {time}.").format(seed=r["seed"], time=r["graded_at"])
+    )
     return "\n".join(lines) + "\n"

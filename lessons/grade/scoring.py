@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exercises import Exercise, Outcome, Verdict, all_exercises, judge
+from ..exercises import N_, Exercise, Outcome, Verdict, all_exercises, head_line, judge
+from ..i18n import gettext as _
 from .probe import Question, candidate_source
 from .runner import NoAnswer, Unanswered
 
@@ -70,13 +71,16 @@ def column_label(ex: Exercise) -> str:
     return head if head.lower().startswith(("exercise", "question")) and len(head) <= 24 else ex.grade_id
 
 
+# Words kept in English here (N_) and translated where a record is made (see unanswered):
+# every one starts with the words of NOT_GRADED_PREFIX, in every language.
+NOT_GRADED_PREFIX = N_("not graded: {detail}")
 NOT_GRADED_WORDS = {
-    NoAnswer.OUT_OF_TIME: "not graded: the submission ran out of time or its kernel kept dying",
-    NoAnswer.TIMED_OUT: "not graded: {detail}",
-    NoAnswer.KILLED_KERNEL: "not graded: grading it stopped the kernel ({detail})",
-    NoAnswer.UNREADABLE: "not graded: could not read the answer: {detail}",
-    NoAnswer.FORGED: "not graded: {detail}",
-    NoAnswer.NOT_A_NOTEBOOK: "not graded: {detail}",
+    NoAnswer.OUT_OF_TIME: N_("not graded: the submission ran out of time or its kernel kept dying"),
+    NoAnswer.TIMED_OUT: NOT_GRADED_PREFIX,
+    NoAnswer.KILLED_KERNEL: N_("not graded: grading it stopped the kernel ({detail})"),
+    NoAnswer.UNREADABLE: N_("not graded: could not read the answer: {detail}"),
+    NoAnswer.FORGED: NOT_GRADED_PREFIX,
+    NoAnswer.NOT_A_NOTEBOOK: NOT_GRADED_PREFIX,
 }
 
 
@@ -105,10 +109,10 @@ def from_verdict(ex: Exercise, v: Verdict, where: int | None = None) -> dict:
 
 def unanswered(ex: Exercise, u: Unanswered) -> dict:
     out = _base(ex)
-    words = NOT_GRADED_WORDS[u.why].format(detail=u.detail)
+    words = _(NOT_GRADED_WORDS[u.why]).format(detail=u.detail)
     out.update({"points": 0, "outcome": u.why.name, "cases": 0, "passed": 0,
-                "message": f"{ex.title}: {words}", "hint": None,
-                "not_graded": words.removeprefix("not graded: ")})
+                "message": head_line(ex.title, words), "hint": None,
+                "not_graded": words.removeprefix(_(NOT_GRADED_PREFIX).format(detail=""))})
     return out
 
 
@@ -122,7 +126,7 @@ def score(q: Question, reply, drawn: Drawn | None = None, where: int | None = No
     try:
         v = judge(ex, reply, q.cases, expected=expected)
     except Exception as exc:  # a fault of the course's judge must not stop the class's grading
-        why = f"the judge failed ({type(exc).__name__}: {exc})"
+        why = _("the judge failed ({error})").format(error=f"{type(exc).__name__}: {exc}")
         return unanswered(ex, Unanswered(NoAnswer.UNREADABLE, why))
     return from_verdict(ex, v, where)
 
@@ -141,7 +145,7 @@ def written_answers(markdown: list[tuple[int, str, str | None]], written: list[E
     last one, as for code)."""
     ids = {ex.grade_id for ex in written}
     out: dict[str, str] = {}
-    for _, source, gid in markdown:
+    for _number, source, gid in markdown:
         if gid in ids and isinstance(source, str):
             out[gid] = source
     return out
