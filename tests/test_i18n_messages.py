@@ -215,7 +215,7 @@ def test_check_prints_chinese_for_a_wrong_value_with_its_counts(capsys):
     assert out.splitlines()[0] == "练习 2d：[1, 0, 1, 0] 在位置 1 旋转后的结果：未通过。"
     assert re.search(r"\n  原因：    坐标 [0-3] 处的值不对\n", out)
     assert re.search(r"4 个数中有 [1-4] 个不同", out)
-    assert "这是未旋转的 x：把每一对旋转“位置 x 该对的频率”" in out
+    assert "  提示：    这是未旋转的 x：每一对都要转过“位置 × 该对的频率”这么大的角度" in out
 
 
 def test_check_in_chinese_for_passing_and_unanswered(capsys):

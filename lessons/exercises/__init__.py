@@ -193,11 +193,12 @@ def check(grade_id: str, answer=None, *, seed: int | None = None) -> None:
             grade_id=grade_id, error=f"{type(exc).__name__}: {exc}"
         ))
         if os.environ.get("L13_CHECK_RAISES") == "1":
-            raise AssertionError(f"{grade_id}: could not be checked") from exc
+            raise AssertionError(_("{grade_id}: could not be checked").format(grade_id=grade_id)) from exc
         return
     print(verdict.message())
     if os.environ.get("L13_CHECK_RAISES") == "1" and verdict.outcome is not Outcome.RIGHT:
-        raise AssertionError(f"{grade_id}: {verdict.outcome.value}")
+        outcome = _(verdict.outcome.value)
+        raise AssertionError(_("{grade_id}: {outcome}").format(grade_id=grade_id, outcome=outcome))
 
 
 __all__ = [
