@@ -19,14 +19,18 @@ ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = all_claims()
 
 
-def run(*args: str, columns: int = 140) -> subprocess.CompletedProcess:
+def run(*args: str, columns: int = 140, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
+    """Run the command; English unless ``env`` (e.g. ``LESSONS_LANG="zh"``) or ``cwd`` says otherwise."""
+    base = {k: v for k, v in os.environ.items() if k != "LESSONS_LANG"}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     return subprocess.run(
         [sys.executable, "-m", "lessons.l13", *args],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
-        env={**os.environ, "COLUMNS": str(columns)},
+        env={**base, "COLUMNS": str(columns), "PYTHONPATH": path, "PYTHONIOENCODING": "utf-8", **env},
     )
 
 
@@ -271,3 +275,116 @@ def test_show_names_a_bad_notebook(bad):
 
     with pytest.raises(ValueError, match=r"notebook must be a notebook number such as 3 or '03'; got"):
         table(bad)
+
+
+# --------------------------------------------------------------------------- in Chinese (--lang zh)
+
+
+def display_width(line: str) -> int:
+    from lessons.claims import display_width
+
+    return display_width(line)
+
+
+@pytest.fixture(scope="module")
+def table_zh():
+    return run("--lang", "zh", columns=80)
+
+
+def test_lang_zh_exits_0_and_prints_the_claims_in_chinese(table_zh):
+    assert table_zh.returncode == 0, table_zh.stdout[-2000:] + table_zh.stderr
+    assert table_zh.stderr == ""
+    out = table_zh.stdout
+    assert len(rows(out)) == len(CLAIMS) and all(r.startswith("ok ") for r in rows(out))
+    assert "ok   一弧度换算成度，约为" in out  # 02.radian.degrees, on one line
+    assert "笔记本 02" in out and "notebook 02" not in out
+    assert out.splitlines()[1] == "笔记本 01"
+    assert out.splitlines()[2].split() == ["结论", "文中值", "计算值"]
+    last = out.splitlines()[-1]
+    assert re.fullmatch(rf"{len(CLAIMS)} 条结论中 {len(CLAIMS)} 条成立（检查用时 \d+\.\d\d 秒）", last), last
+    assert "Without positions" not in out
+
+
+def test_lang_zh_at_80_columns_fits_and_keeps_every_number_whole(table_zh):
+    lines = table_zh.stdout.splitlines()
+    assert [line for line in lines if display_width(line) > 80] == []
+    stated = {n for c in CLAIMS for n in numbers(c.stated_text())}
+    assert stated <= numbers(table_zh.stdout), sorted(stated - numbers(table_zh.stdout))[:10]
+
+
+def test_lessons_lang_env_chooses_chinese():
+    result = run("--notebook", "2", LESSONS_LANG="zh")
+    assert result.returncode == 0, result.stderr
+    n = len(all_claims("02"))
+    assert "笔记本 02" in result.stdout
+    assert f"{n} 条结论中 {n} 条成立（检查用时" in result.stdout
+
+
+def test_lang_en_overrides_the_environment():
+    result = run("--notebook", "2", "--lang", "en", LESSONS_LANG="zh_CN")
+    assert result.returncode == 0
+    n = len(all_claims("02"))
+    assert "notebook 02" in result.stdout and f"{n} of {n} claims hold (checked in" in result.stdout
+    assert "笔记本" not in result.stdout
+
+
+def test_a_lessons_language_file_in_the_current_folder_chooses_chinese(tmp_path):
+    (tmp_path / ".lessons-language").write_text("zh_CN\n", encoding="utf-8")
+    result = run("--notebook", "4", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "相隔一个位置" in result.stdout  # 04.dot_table.one_apart
+
+
+def test_lang_zh_help_is_chinese():
+    result = run("--lang", "zh", "--help")
+    assert result.returncode == 0
+    assert "只检查一个笔记本的结论（3 或 03）" in result.stdout
+    for option in ("--json", "--notebook", "--failed", "--lang {en,zh,zh_CN}"):
+        assert option in result.stdout
+
+
+def test_an_unknown_language_exits_2_naming_the_argument():
+    result = run("--lang", "fr")
+    assert result.returncode == 2
+    assert "argument --lang: expected one of en, zh, zh_CN; got 'fr'" in result.stderr
+    assert rows(result.stdout) == []
+
+
+def test_lang_zh_errors_are_chinese():
+    result = run("--lang", "zh", "--notebook", "three")
+    assert result.returncode == 2
+    assert "argument --notebook: 应为笔记本编号，如 3 或 03；实际为 'three'" in result.stderr
+
+
+def test_json_keeps_its_schema_and_adds_the_text_in_the_chosen_language(capsys):
+    assert l13.main(["--json", "--lang", "zh", "--notebook", "02"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["language"] == "zh_CN"
+    by_id = {e["id"]: e for e in payload["claims"]}
+    entry = by_id["02.radian.degrees"]
+    assert entry["claim"] == "One radian in degrees, about"  # the English source, as before
+    assert entry["text"] == "一弧度换算成度，约为"
+    assert entry["stated"] == "57.3" and entry["ok"] is True
+    assert l13.main(["--json", "--notebook", "02"]) == 0
+    english = json.loads(capsys.readouterr().out)
+    assert english["language"] == "en"
+    assert all(e["text"] == e["claim"] for e in english["claims"])
+
+
+def test_a_failing_claim_in_chinese(one_wrong_claim, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert l13.main(["--lang", "zh", "--notebook", "02"]) == 1
+    out = capsys.readouterr().out
+    failing = [r for r in rows(out) if r.startswith("FAIL")]
+    assert len(failing) == 1 and "位置 1 处（频率 1）的 [1,0] 变为 [cos 1, sin 1]" in failing[0]
+    n = len(all_claims("02"))
+    assert f"{n} 条结论中 {n - 1} 条成立；1 条不成立（FAIL）（检查用时" in out
+
+
+def test_lang_does_not_outlive_the_call(capsys):
+    from lessons.i18n import language
+
+    before = language()
+    assert l13.main(["--lang", "zh", "--notebook", "01"]) == 0
+    capsys.readouterr()
+    assert language() == before
