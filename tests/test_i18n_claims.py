@@ -57,6 +57,15 @@ def test_every_translation_states_the_numbers_of_its_english():
         assert numbers(translated) == numbers(c.text), (c.id, c.text, translated)
 
 
+def test_translations_use_no_character_of_ambiguous_width():
+    """An ambiguous-width character (…, “, ·) is one column in most terminals and two in CJK ones:
+    it would shift the columns of the plain-text table. Use ASCII ("...") or a full-width form."""
+    for message in PO:
+        if message.id:
+            ambiguous = sorted({ch for ch in message.string if unicodedata.east_asian_width(ch) == "A"})
+            assert ambiguous == [], (message.context or message.id, ambiguous)
+
+
 def test_numbers_count_every_figure_of_a_claim():
     c = next(c for c in CLAIMS if c.id == "02.cos_distance.2")
     assert numbers(c.text) == {"1,0": 1, "7": 1, "5": 1, "2": 2}
