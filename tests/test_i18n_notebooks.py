@@ -194,6 +194,20 @@ def test_a_missing_translation_fails_check_and_build(repo):
     assert main(["--root", str(repo), "build", "--no-execute"]) == 1
 
 
+def test_a_notebook_that_fails_to_run_is_a_clear_error(repo, tmp_path_factory):
+    for folder in ("notebooks", "solutions"):
+        path = repo / folder / "01_turn.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[1].source = "raise ValueError('broken on purpose')"
+        nbformat.write(nb, path)
+    out = tmp_path_factory.mktemp("out")
+    with pytest.raises(B.ExecutionError, match=r"notebooks/zh/01_turn.ipynb: CellExecutionError: .*"
+                                               r"broken on purpose"):
+        B.build(LANG, repo, out, execute=True, log=lambda line: None)
+    with pytest.raises(ValueError, match="jobs must be a whole number of at least 1; got 0"):
+        B.build(LANG, repo, out, jobs=0)
+
+
 def test_check_catches_a_hand_edited_code_cell_and_a_missing_marker(repo):
     B.build(LANG, repo, execute=False)
     path = repo / "solutions" / "zh" / "01_turn.ipynb"
@@ -219,8 +233,9 @@ def test_check_ignores_outputs(repo):
     assert B.check(LANG, repo) == []
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_build_executes_into_another_folder_and_leaves_course_cells_alone(repo, tmp_path_factory,
-                                                                          monkeypatch):
+                                                                          monkeypatch, jobs):
     from lessons.exercises import release
 
     def refuse():
@@ -228,10 +243,17 @@ def test_build_executes_into_another_folder_and_leaves_course_cells_alone(repo, 
 
     monkeypatch.setattr(release, "refresh_course_cells", refuse)
     out = tmp_path_factory.mktemp("out")
-    B.build(LANG, repo, out, execute=True, log=lambda *a, **k: None)
-    zh = nbformat.read(out / "notebooks" / "zh" / "01_turn.ipynb", as_version=4)
-    assert zh.cells[1].outputs[0]["text"] == "6\n"
-    assert zh.cells[1].execution_count == 1
+    lines = []
+    B.build(LANG, repo, out, execute=True, jobs=jobs, log=lines.append)
+    for folder in ("notebooks", "solutions"):
+        zh = nbformat.read(out / folder / "zh" / "01_turn.ipynb", as_version=4)
+        assert zh.cells[1].outputs[0]["text"] == "6\n"
+        assert zh.cells[1].execution_count == 1
+        assert zh.cells[4].execution_count == 2
+        assert (out / folder / "zh" / MARKER).read_text(encoding="utf-8") == "zh_CN\n"
+    assert sorted(line.split()[-1] for line in lines[:2]) == [
+        "notebooks/zh/01_turn.ipynb", "solutions/zh/01_turn.ipynb"]
+    assert lines[2].endswith("all 2 notebooks")
     assert not (repo / "notebooks" / "zh").exists()
 
 
@@ -316,7 +338,7 @@ def test_real_zh_notebook_is_its_english_twin(built):
         assert zh_cell.cell_type == en_cell.cell_type
         if en_cell.cell_type == "code":
             assert (zh_cell.source, zh_cell.metadata) == (en_cell.source, en_cell.metadata), en_cell.id
-            assert zh_cell.outputs, f"{en_cell.id}: not executed"
+            assert zh_cell.execution_count is not None, f"{en_cell.id}: not executed"
         elif en_cell.cell_type == "markdown" and en_cell.id in translatable:
             assert zh_cell.source == B.translation(catalog, en_cell), en_cell.id
             assert parity.numbers(zh_cell.source) == parity.numbers(en_cell.source), en_cell.id
