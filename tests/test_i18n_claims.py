@@ -129,6 +129,27 @@ def test_update_never_borrows_another_claims_translation():
     assert [m.context for m in old.obsolete.values()] == ["01.length.before"]
 
 
+def test_update_and_check_on_the_real_catalog_when_a_claim_changes(tmp_path, monkeypatch):
+    """`python -m lessons.claims.catalog update` after an English edit: the claim's entry turns
+    fuzzy (old translation kept beside the old English), the .mo drops it, `check` names it."""
+    po, mo = tmp_path / "claims.po", tmp_path / "claims.mo"
+    po.write_bytes(catalog.po_path().read_bytes())
+    monkeypatch.setattr(catalog, "po_path", lambda language="zh_CN": po)
+    monkeypatch.setattr(catalog, "mo_path", lambda language="zh_CN": mo)
+    target = _registry._CLAIMS["03.d32.pairs"]
+    changed = dataclasses.replace(target, text="d = 32 has this many pairs of dims")
+    monkeypatch.setitem(_registry._CLAIMS, target.id, changed)
+    assert catalog.main(["update"]) == 0
+    text = po.read_text(encoding="utf-8")
+    assert ('#, fuzzy\n#| msgid "d = 32 has this many pairs"\nmsgctxt "03.d32.pairs"\n'
+            'msgid "d = 32 has this many pairs of dims"\nmsgstr "d = 32 时的配对数"\n') in text
+    assert catalog.problems() == [
+        "03.d32.pairs: fuzzy (the English changed; check the translation and clear the flag)"
+    ]
+    assert "d = 32 时的配对数".encode() not in mo.read_bytes()
+    assert catalog.main(["check"]) == 1
+
+
 def test_a_claim_whose_text_changed_is_shown_in_english(monkeypatch):
     target = _registry._CLAIMS["02.radian.degrees"]
     changed = dataclasses.replace(target, text="One radian, in degrees, about")

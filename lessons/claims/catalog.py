@@ -194,21 +194,29 @@ def _message_problems(wanted, translated: str, cell_problems) -> list[str]:
     return [f"placeholders differ: English {sorted(fields)}, translation {sorted(got)}"]
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    try:
+        return path.relative_to(PACKAGE.parent).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m lessons.claims.catalog", description=__doc__.split("\n\n")[0])
     p.add_argument("action", choices=("update", "check", "compile"))
     p.add_argument("--language", default="zh_CN", choices=LANGUAGES)
     args = p.parse_args(argv)
     if args.action == "update":
-        print(f"updated {update(args.language).relative_to(PACKAGE.parent)}")
+        print(f"updated {_shown(update(args.language))}")
         return 0
     if args.action == "compile":
-        print(f"wrote {compile_mo(args.language).relative_to(PACKAGE.parent)}")
+        print(f"wrote {_shown(compile_mo(args.language))}")
         return 0
     found = problems(args.language)
     for line in found:
         print(line)
-    print(f"{po_path(args.language).relative_to(PACKAGE.parent)}: {len(found)} problem(s)")
+    print(f"{_shown(po_path(args.language))}: {len(found)} problem(s)")
     return 1 if found else 0
 
 
