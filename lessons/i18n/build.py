@@ -15,6 +15,7 @@ import copy
 import fcntl
 import io
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -195,7 +196,8 @@ def _run_one(path: Path, timeout: int) -> tuple[Path, float]:
     try:
         return path, execute_notebook(path, timeout)
     except Exception as error:  # nbclient's CellExecutionError, a timeout, a dead kernel
-        raise ExecutionError(f"{path}: {type(error).__name__}: {str(error)[-2000:]}") from None
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # the traceback's terminal colours
+        raise ExecutionError(f"{path}: {type(error).__name__}: {text[-2000:]}") from None
 
 
 def _execute(paths: list[Path], timeout: int, jobs: int):
