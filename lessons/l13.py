@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -44,7 +45,7 @@ def _language(value: str) -> str:
     return i18n.normalize(value)
 
 
-def _lang_option(p: argparse.ArgumentParser) -> None:
+def _lang_option(p) -> None:
     p.add_argument(
         "--lang",
         metavar="{" + ",".join(LANGUAGES) + "}",
@@ -54,12 +55,51 @@ def _lang_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, with its own word ("usage: ") in the current language too."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+    # Chinese has no spaces to wrap at and takes two columns a character: wrap it by display
+    # columns, between characters (never inside a word or number). English is wrapped as before.
+    def _split_lines(self, text, width):
+        if text.isascii():
+            return super()._split_lines(text, width)
+        from .claims import wrap_cell
+
+        return wrap_cell(" ".join(text.split()), width)
+
+    def _fill_text(self, text, width, indent):
+        if text.isascii():
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its error line ("prog: error: argument --x: ...") translated.
+
+    (argparse's own messages, such as "unrecognized arguments", stay English.)
+    """
+
+    def error(self, message):
+        named = re.fullmatch(r"argument (.+?): (.*)", message, re.S)
+        if named:
+            message = _("argument {argument}: {message}").format(argument=named[1], message=named[2])
+        self.print_usage(sys.stderr)
+        self.exit(2, _("{prog}: error: {message}").format(prog=self.prog, message=message) + "\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m lessons.l13",
         description=_("Re-run lesson 13's experiments (RoPE) and check that every claim in "
                       "the notebooks holds. Exit status 0 when all hold, 1 otherwise."),
+        formatter_class=_Formatter,
+        add_help=False,
     )
+    p = parser.add_argument_group(_("options"))  # the default group of the options, titled in the language
+    p.add_argument("-h", "--help", action="help", help=_("show this help message and exit"))
     p.add_argument("--json", action="store_true", help=_("print the results as JSON"))
     p.add_argument(
         "--notebook",
@@ -69,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--failed", action="store_true", help=_("list only the claims that fail (table or JSON)"))
     _lang_option(p)
-    return p
+    return parser
 
 
 class _Quiet(argparse.ArgumentParser):

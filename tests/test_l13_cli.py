@@ -335,12 +335,18 @@ def test_a_lessons_language_file_in_the_current_folder_chooses_chinese(tmp_path)
     assert "相隔一个位置" in result.stdout  # 04.dot_table.one_apart
 
 
-def test_lang_zh_help_is_chinese():
-    result = run("--lang", "zh", "--help")
+def test_lang_zh_help_is_chinese_and_fits():
+    result = run("--lang", "zh", "--help", columns=80)
     assert result.returncode == 0
-    assert "只检查一个笔记本的结论（3 或 03）" in result.stdout
-    for option in ("--json", "--notebook", "--failed", "--lang {en,zh,zh_CN}"):
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("用法: python -m lessons.l13 [-h] [--json]")
+    assert "选项:" in lines
+    assert "  -h, --help            显示此帮助信息并退出" in lines
+    assert "  --notebook NN         只检查一个笔记本的结论（3 或 03）" in lines
+    for option in ("--json", "--failed", "--lang {en,zh,zh_CN}"):
         assert option in result.stdout
+    assert [line for line in lines if display_width(line) > 80] == []
+    assert "Re-run" not in result.stdout and "show this help" not in result.stdout
 
 
 def test_an_unknown_language_exits_2_naming_the_argument():
@@ -353,7 +359,10 @@ def test_an_unknown_language_exits_2_naming_the_argument():
 def test_lang_zh_errors_are_chinese():
     result = run("--lang", "zh", "--notebook", "three")
     assert result.returncode == 2
-    assert "argument --notebook: 应为笔记本编号，如 3 或 03；实际为 'three'" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "python -m lessons.l13：错误：参数 --notebook：应为笔记本编号，如 3 或 03；实际为 'three'"
+    )
+    assert result.stderr.startswith("用法: python -m lessons.l13")
 
 
 def test_json_keeps_its_schema_and_adds_the_text_in_the_chosen_language(capsys):
