@@ -224,6 +224,13 @@ def test_check_catches_a_hand_edited_code_cell_and_a_missing_marker(repo):
     assert f"notebook: notebooks/zh/{MARKER}: missing or not 'zh_CN'" in found
 
 
+def test_check_catches_a_catalog_whose_notebook_is_gone(repo):
+    B.build(LANG, repo, execute=False)
+    (catalog_dir(LANG, repo) / "02_gone.po").write_bytes(_po(repo).read_bytes())
+    assert B.check(LANG, repo) == [
+        "stale: locale/zh_CN/notebooks/02_gone.po: no English notebook 02_gone.ipynb"]
+
+
 def test_check_ignores_outputs(repo):
     """Executing a generated notebook changes its outputs, not what check compares."""
     B.build(LANG, repo, execute=False)

@@ -351,6 +351,10 @@ def check(language: str = "zh_CN", root: Path = ROOT) -> list[str]:
     for status in catalog_status(language, root):
         out.extend(f"stale: {line}" for line in status.stale)
         out.extend(f"parity: {line}" for line in status.problems)
+    stems = set(english_notebooks(root))
+    for po in sorted(catalog_dir(language, root).glob("*.po")):
+        if po.stem not in stems:
+            out.append(f"stale: {po.relative_to(root).as_posix()}: no English notebook {po.stem}.ipynb")
     for built in expected_notebooks(language, root):
         out.extend(f"notebook: {line}" for line in notebook_differences(built, root))
     for path in stray_notebooks(language, root):
