@@ -7,8 +7,11 @@ The English notebooks are the source. Every markdown cell of ``notebooks/NN_*.ip
 
 When an English cell changes, its ``msgid`` no longer matches: :func:`update_catalogs`
 merges the new template into the catalog the way ``msgmerge`` does (Babel's
-``Catalog.update``): the old translation is kept as a *fuzzy* guess with the previous
-English text beside it, never used silently.
+``Catalog.update``, then the old entry of the same cell id as the guess): the old
+translation is kept as a *fuzzy* guess with the previous English text beside it (``#| msgid``),
+never used silently; a removed cell's entry stays as obsolete (``#~``).
+
+    python -m lessons.i18n update    # then: status, build, check (see lessons/i18n/__main__.py)
 """
 
 from __future__ import annotations
