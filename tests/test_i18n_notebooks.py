@@ -181,6 +181,21 @@ def test_a_changed_english_cell_fails_check_and_update_marks_it_fuzzy(repo):
     assert _po(repo).read_bytes() == before
 
 
+def test_a_removed_cell_keeps_its_translation_as_obsolete(repo):
+    for folder in ("notebooks", "solutions"):
+        path = repo / folder / "01_turn.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = [c for c in nb.cells if c.id != "note"]
+        nbformat.write(nb, path)
+    update_catalogs(LANG, repo)
+    catalog = read_catalog(_po(repo), LANG)
+    assert catalog.get(NOTE, context="note") is None
+    assert catalog.obsolete[(NOTE, "note")].string == NOTE_ZH
+    assert '#~ msgctxt "note"' in _po(repo).read_text(encoding="utf-8")
+    B.build(LANG, repo, execute=False)
+    assert B.check(LANG, repo) == []
+
+
 def test_a_missing_translation_fails_check_and_build(repo):
     _translate(repo, {("task", TASK): None})
     assert "stale: notebooks/01_turn.ipynb cell task: no translation" in B.check(LANG, repo)
