@@ -51,8 +51,10 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
         Mutant("sign_flipped", SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))),
         Mutant(
             "positions_ignored",
-            N_("your score does not change with the positions m and n: "
-            "turn q by m radians and k by n radians before the dot product"),
+            N_(
+                "your score does not change with the positions m and n: "
+                "turn q by m radians and k by n radians before the dot product"
+            ),
             lambda q, k, m, n: float(np.dot(q, k)),
         ),
         Mutant(
@@ -120,8 +122,10 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
         ),
         Mutant(
             "coordinates_swapped",
-            N_("your output has the two coordinates in the wrong order: "
-            "return [x', y'] with x' = x cos - y sin first"),
+            N_(
+                "your output has the two coordinates in the wrong order: "
+                "return [x', y'] with x' = x cos - y sin first"
+            ),
             lambda pair, angle: rotate_2d(pair, angle)[::-1],
         ),
     ),
@@ -219,8 +223,10 @@ def _interleaved(x, positions, inv_freq):
         ),
         Mutant(
             "positions_ignored",
-            N_("your output does not use the positions you are given: it is what "
-            "tokens at 0, 1, 2, ... would get; build the angles from `positions`"),
+            N_(
+                "your output does not use the positions you are given: it is what "
+                "tokens at 0, 1, 2, ... would get; build the angles from `positions`"
+            ),
             lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2])),
         ),
         Mutant(
@@ -237,8 +243,10 @@ def _interleaved(x, positions, inv_freq):
         ),
         Mutant(
             "split_half",
-            N_("your output pairs coordinate i with i + d/2 (the split-half layout): "
-            "this exercise pairs adjacent coordinates (2i, 2i+1)"),
+            N_(
+                "your output pairs coordinate i with i + d/2 (the split-half layout): "
+                "this exercise pairs adjacent coordinates (2i, 2i+1)"
+            ),
             lambda q, k, positions: apply_rope(q, k, positions, layout="split_half"),
         ),
         Mutant(
@@ -271,8 +279,10 @@ def _rotated_d4():
         ),
         (
             lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [1.0], layout="split_half")[0],
-            N_("this pairs coordinate i with i + 2 (split-half): "
-            "pair the adjacent coordinates (0, 1) and (2, 3)"),
+            N_(
+                "this pairs coordinate i with i + 2 (split-half): "
+                "pair the adjacent coordinates (0, 1) and (2, 3)"
+            ),
         ),
         (
             lambda: rope_rotate(
@@ -374,8 +384,10 @@ def _pair_where(index, case) -> str:
     mutants=(
         Mutant(
             "looks_ahead",
-            N_("your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
-            "(the key sits before the query)"),
+            N_(
+                "your query peaks D tokens AHEAD: mind the sign of phi_i = -D omega_i "
+                "(the key sits before the query)"
+            ),
             lambda d, D, base: look_back_query(int(d), -int(D), base),
         ),
         Mutant(
@@ -448,8 +460,10 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
         ),
         Mutant(
             "key_at_m",
-            N_("your weight is that of the key at the query's own position m: the key D "
-            "positions back sits at m - D"),
+            N_(
+                "your weight is that of the key at the query's own position m: the key D "
+                "positions back sits at m - D"
+            ),
             lambda d, D, m, scale: _weight_on(d, D, m, scale, int(m)),
         ),
     ),
@@ -476,8 +490,10 @@ PUBLIC_MUTANTS = (
     ),
     Mutant(
         "norm_not_kept",
-        N_("a candidate whose 'rotation' changes the length of the vectors: "
-        "a rotation keeps every pair's length"),
+        N_(
+            "a candidate whose 'rotation' changes the length of the vectors: "
+            "a rotation keeps every pair's length"
+        ),
         rm.rope_norm_not_kept,
     ),
     Mutant(

@@ -71,8 +71,10 @@ def _sin_cos_swapped(q, k, starts, gap):
     mutants=(
         Mutant(
             "rotary_sign_flipped",
-            N_("your rotary scores are what you get with the angle's sign flipped: "
-            "look at the minus sign in the rotation"),
+            N_(
+                "your rotary scores are what you get with the angle's sign flipped: "
+                "look at the minus sign in the rotation"
+            ),
             lambda q, k, starts, gap: _both(
                 [rotary_score(q, k, -m, -(m + gap)) for m in np.asarray(starts, dtype=int)],
                 fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[1],
@@ -88,14 +90,18 @@ def _sin_cos_swapped(q, k, starts, gap):
         ),
         Mutant(
             "sin_cos_swapped",
-            N_("your added position vector has cos at the even coordinates: P[m] holds "
-            "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1"),
+            N_(
+                "your added position vector has cos at the even coordinates: P[m] holds "
+                "sin(m omega_i) at 2i and cos(m omega_i) at 2i + 1"
+            ),
             _sin_cos_swapped,
         ),
         Mutant(
             "nothing_added",
-            N_("your added scores do not change with the positions: add P[m] to q and "
-            "P[m + gap] to k before the dot product"),
+            N_(
+                "your added scores do not change with the positions: add P[m] to q and "
+                "P[m + gap] to k before the dot product"
+            ),
             lambda q, k, starts, gap: _both(
                 fixed_gap_scores(q, k, np.asarray(starts, dtype=int), int(gap))[0],
                 [float(np.dot(q, k))] * len(starts),

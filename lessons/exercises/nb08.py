@@ -109,14 +109,18 @@ def _permute_where(index, case) -> str:
     mutants=(
         Mutant(
             "whole_matrix",
-            N_("your rows are permuted across the whole projection: the permutation "
-            "works within each head's slice of d rows"),
+            N_(
+                "your rows are permuted across the whole projection: the permutation "
+                "works within each head's slice of d rows"
+            ),
             lambda w, n_heads: np.asarray(w)[interleaved_to_split_half_permutation(np.shape(w)[0])],
         ),
         Mutant(
             "inverse",
-            N_("your rows are permuted the other way (split-half to interleaved): the first "
-            "rows of each head must be its rows 0, 2, 4, ..."),
+            N_(
+                "your rows are permuted the other way (split-half to interleaved): the first "
+                "rows of each head must be its rows 0, 2, 4, ..."
+            ),
             lambda w, n_heads: _per_head_inverse(w, n_heads),
         ),
         Mutant(

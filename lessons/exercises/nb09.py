@@ -74,8 +74,10 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
     mutants=(
         Mutant(
             "no_clamps",
-            N_("your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
-            "to at least 0 and high to at most d - 1"),
+            N_(
+                "your ramp is wrong when low falls below 0 or high above d - 1: clamp low "
+                "to at least 0 and high to at most d - 1"
+            ),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, clamp=False),
         ),
         Mutant(
@@ -85,8 +87,10 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
         ),
         Mutant(
             "ramp_reversed",
-            N_("your ramp divides the fast pairs: the pairs below low keep their "
-            "frequency and those above high are divided by the factor"),
+            N_(
+                "your ramp divides the fast pairs: the pairs below low keep their "
+                "frequency and those above high are divided by the factor"
+            ),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, reverse=True),
         ),
         Mutant(

@@ -48,20 +48,26 @@ def _where(index, case) -> str:
     mutants=(
         Mutant(
             "forward_rotation",
-            N_("your output turns the gradient by +angle, as the forward pass does: the backward of "
-            "a rotation is its transpose, the turn by -angle"),
+            N_(
+                "your output turns the gradient by +angle, as the forward pass does: the backward of "
+                "a rotation is its transpose, the turn by -angle"
+            ),
             lambda grad, positions: _turned(grad, positions, sign=1),
         ),
         Mutant(
             "identity",
-            N_("your output is the gradient unchanged: RoPE is not the identity, each row must be "
-            "turned back by its position's angles"),
+            N_(
+                "your output is the gradient unchanged: RoPE is not the identity, each row must be "
+                "turned back by its position's angles"
+            ),
             lambda grad, positions: np.asarray(grad, dtype=np.float64),
         ),
         Mutant(
             "split_half",
-            N_("your output pairs x[i] with x[i + d/2] (split-half): this model pairs adjacent "
-            "coordinates (2i, 2i+1)"),
+            N_(
+                "your output pairs x[i] with x[i + d/2] (split-half): this model pairs adjacent "
+                "coordinates (2i, 2i+1)"
+            ),
             lambda grad, positions: _turned(grad, positions, layout="split_half"),
         ),
     ),
