@@ -228,6 +228,24 @@ def test_check_in_chinese_for_passing_and_unanswered(capsys):
     ]
 
 
+def test_a_chinese_notebook_folder_makes_check_speak_chinese(capsys, monkeypatch, tmp_path):
+    """notebooks/zh holds a .lessons-language file and its kernels start there; the grader's
+    kernel for a Chinese submission gets LESSONS_LANG instead."""
+    monkeypatch.delenv("LESSONS_LANG", raising=False)
+    (tmp_path / ".lessons-language").write_text("zh_CN\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    check("ex06_rotate_pair", None)
+    monkeypatch.chdir(ROOT)
+    check("ex06_rotate_pair", None)
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    check("ex06_rotate_pair", None)
+    assert capsys.readouterr().out.splitlines() == [
+        "练习 2a：旋转一对坐标：尚未作答",
+        "Exercise 2a: rotate one pair: not answered yet",
+        "练习 2a：旋转一对坐标：尚未作答",
+    ]
+
+
 def test_signature_message_in_chinese(capsys):
     def renamed(p, a):
         return rotate_2d(p, a)
