@@ -7,7 +7,7 @@ How to add an exercise (notebooks 07-09 do it the same way as 06):
 
    * a number or array the learner computes::
 
-         @value_exercise("ex07_spread", title="Spread of the added score", points=1,
+         @value_exercise("ex07_spread", title=N_("Spread of the added score"), points=1,
                          name="spread")
          def _():
              return <the value, computed with lessons code>
@@ -18,12 +18,12 @@ How to add an exercise (notebooks 07-09 do it the same way as 06):
              return [{"x": rng.normal(size=(3, 4)).tolist(), "position": int(rng.integers(0, 100))}
                      for _ in range(10)]
 
-         @function_exercise("ex07_added_score", title="The added score", points=2,
+         @function_exercise("ex07_added_score", title=N_("The added score"), points=2,
                             name="added_score", cases=_cases, tolerance=1e-6,
                             practises="what the exercise practises (the grading guide's list)",
-                            mutants=(Mutant("sign_flipped", "your output is what you get with "
-                                            "the angle's sign flipped: ...", <wrong function>),),
-                            where=lambda index, case: f"row {index[0]}")
+                            mutants=(Mutant("sign_flipped", N_("your output is what you get with "
+                                            "the angle's sign flipped: ..."), <wrong function>),),
+                            where=lambda index, case: gettext("row {row}").format(row=index[0]))
          def _(x, position):
              return <the reference answer, computed with lessons code>
 
@@ -43,6 +43,14 @@ How to add an exercise (notebooks 07-09 do it the same way as 06):
    ``python -m lessons.exercises.release`` to write and execute the student notebook.
 
 3. ``python -m lessons.grade`` grades the new exercise with no further change.
+
+4. The words a learner reads are translated (:mod:`lessons.i18n`, domain ``lessons``): a
+   title and a hint are kept in English as data and marked with ``N_("...")`` (translated
+   where they are shown), a counterexample label is made with ``gettext("... {name} ...")``
+   and ``.format(name=...)`` (``from ..i18n import gettext``; not ``_``, which the modules
+   use for the registered reference functions). Add the Chinese of every new message to
+   ``lessons/locale/zh_CN/LC_MESSAGES/lessons.po`` and run ``python -m lessons.i18n
+   compile``: ``tests/test_i18n_messages.py`` lists any message without a translation.
 
 Other kinds: :func:`checker_exercise` ("write the tests": the learner writes a checker,
 graded by how many hidden buggy implementations, :class:`Mutant`, it rejects) and
