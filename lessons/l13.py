@@ -61,6 +61,15 @@ class _Formatter(argparse.HelpFormatter):
     def add_usage(self, usage, actions, groups, prefix=None):
         super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
 
+    def _format_usage(self, usage, actions, groups, prefix):
+        text = super()._format_usage(usage, actions, groups, prefix)
+        from .claims import display_width
+
+        # argparse indents the usage's continuation lines by len(prefix); a Chinese prefix is wider.
+        extra = display_width(prefix) - len(prefix) if prefix else 0
+        first, *rest = text.split("\n")
+        return "\n".join([first, *(" " * extra + line if line.strip() else line for line in rest)])
+
     # Chinese has no spaces to wrap at and takes two columns a character: wrap it by display
     # columns, between characters (never inside a word or number). English is wrapped as before.
     def _split_lines(self, text, width):

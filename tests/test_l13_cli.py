@@ -340,6 +340,8 @@ def test_lang_zh_help_is_chinese_and_fits():
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("用法: python -m lessons.l13 [-h] [--json]")
+    indent = len(lines[1]) - len(lines[1].lstrip())  # the usage continues under its first option
+    assert lines[1].lstrip().startswith("[") and indent == display_width("用法: python -m lessons.l13 ")
     assert "选项:" in lines
     assert "  -h, --help            显示此帮助信息并退出" in lines
     assert "  --notebook NN         只检查一个笔记本的结论（3 或 03）" in lines
