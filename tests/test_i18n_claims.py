@@ -202,6 +202,7 @@ def test_the_chinese_html_table():
     n = len(all_claims("09"))
     with use_language("zh"):
         html = table(9)._repr_html_()
+    assert html.startswith('<table class="lessons-claims" data-notebook="09" lang="zh-CN">')
     assert '<th style="text-align: left; vertical-align: top">结论</th>' in html
     assert f"笔记本 09 的 {n} 条结论中 {n} 条成立</caption>" in html
     assert html.count("<tr title=") == n

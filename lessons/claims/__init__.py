@@ -233,11 +233,19 @@ class ClaimsTable:
                 f'<td style="{left}">{_html_value(r.computed_text())}</td></tr>'
             )
         return (
-            f'<table class="lessons-claims" data-notebook="{html.escape(self.notebook)}">'
+            f'<table class="lessons-claims" data-notebook="{html.escape(self.notebook)}"{_lang_attribute()}>'
             f'<caption style="caption-side: bottom; text-align: left">{summary(self.results, self.notebook)}'
             "</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
+
+
+def _lang_attribute() -> str:
+    """`` lang="zh-CN"`` on a translated table (the browser picks Chinese glyph forms); none in English."""
+    from ..i18n import language
+
+    current = language()
+    return "" if current == "en" else f' lang="{current.replace("_", "-")}"'
 
 
 def table(notebook) -> ClaimsTable:
