@@ -58,8 +58,32 @@ def glossary(language: str = "zh_CN", root: Path = ROOT) -> tuple[dict[str, str]
         return tuple(csv.DictReader(handle))
 
 
+def _term_pattern(term: str) -> re.Pattern:
+    return re.compile(r"\b" + re.escape(term) + r"(s|es)?\b", re.I)
+
+
 def _uses(text: str, term: str) -> bool:
-    return re.search(r"\b" + re.escape(term) + r"(s|es)?\b", text, re.I) is not None
+    return _term_pattern(term).search(text) is not None
+
+
+def terms_used(english: str, rows) -> list[dict[str, str]]:
+    """The glossary rows whose English term the cell's prose uses.
+
+    Only prose counts: a term inside a formula or a code span (``attention``, a function's
+    name) is code, not a word to translate. A term inside a longer term of the glossary
+    counts as the longer term only ("embedding" in "rotary position embedding", "frequency"
+    in "high frequency"): the Chinese uses the longer term's word there.
+    """
+    prose, _ = _protected(english)
+    taken: list[tuple[int, int]] = []
+    used = []
+    for row in sorted(rows, key=lambda r: -len(r["english"])):
+        spans = [m.span() for m in _term_pattern(row["english"]).finditer(prose)]
+        free = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in taken)]
+        taken.extend(spans)
+        if free:
+            used.append(row)
+    return used
 
 
 def problems(english: str, translated: str, language: str = "zh_CN", root: Path = ROOT) -> list[str]:
@@ -81,8 +105,8 @@ def problems(english: str, translated: str, language: str = "zh_CN", root: Path 
         out.append(f"numbers differ: English states {sorted((n_want - n_got).elements())} "
                    f"that the translation lacks, the translation states "
                    f"{sorted((n_got - n_want).elements())} that the English lacks")
-    for row in glossary(language, root):
-        if row["checked"] == "yes" and _uses(english, row["english"]) and row["chinese"] not in translated:
+    for row in terms_used(english, glossary(language, root)):
+        if row["checked"] == "yes" and row["chinese"] not in translated:
             out.append(f"glossary: the English says {row['english']!r}; use {row['chinese']!r}")
     return out
 
