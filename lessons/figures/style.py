@@ -85,9 +85,39 @@ STYLE: dict[str, object] = {
 }
 
 
+# How a notebook prints a figure. The inline backend's default, ``bbox_inches="tight"``,
+# draws every figure twice: once to find the box around everything drawn, once to render the
+# cropped picture. The course's figures fit their own canvas (constrained layout; the browser
+# check fails any text that crosses the edge), so a notebook draws each one once, at its size.
+INLINE_PRINT_KWARGS: dict[str, object] = {"bbox_inches": None}
+
+
 def apply() -> None:
-    """Put :data:`STYLE` into ``matplotlib.rcParams`` (done once by ``import lessons.figures``)."""
+    """Put :data:`STYLE` into ``matplotlib.rcParams`` and, inside an IPython kernel, print
+    figures with :data:`INLINE_PRINT_KWARGS` (done once by ``import lessons.figures``)."""
     mpl.rcParams.update(STYLE)
+    _configure_inline()
+
+
+def _configure_inline() -> bool:
+    """Make the inline backend print with :data:`INLINE_PRINT_KWARGS`; False outside IPython.
+
+    Works before and after ``%matplotlib inline``: the backend reads its configuration when
+    it is switched on, and the display formatter is replaced now for a backend already on.
+    """
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+        from matplotlib_inline.config import InlineBackend
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return False
+    config = InlineBackend.instance(parent=shell)
+    config.print_figure_kwargs = {**config.print_figure_kwargs, **INLINE_PRINT_KWARGS}
+    set_matplotlib_formats(*config.figure_formats, **config.print_figure_kwargs)
+    return True
 
 
 def pixels(points: float, dpi: float = DPI) -> float:
