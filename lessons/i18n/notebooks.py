@@ -103,6 +103,8 @@ def write_catalog(catalog, path: Path) -> None:
 
     from babel.messages.pofile import normalize, write_po
 
+    for message in catalog:  # prose, not a format string: "90% of" is no placeholder
+        message.flags -= {"python-format", "python-brace-format"}
     previous = {}
     for index, message in enumerate(catalog):
         if message.id and message.previous_id:
@@ -212,8 +214,6 @@ def update_catalogs(language: str = "zh_CN", root: Path = ROOT) -> list[Path]:
             if message.id and message.fuzzy and (message.context, message.id) in previous:
                 message.previous_id = previous[(message.context, message.id)]
         _match_changed_cells(catalog)
-        for message in catalog:  # prose, not a format string: "90% of" is no placeholder
-            message.flags -= {"python-format", "python-brace-format"}
         _tidy_header(catalog, stem)
         write_catalog(catalog, po)
         written.append(po)
