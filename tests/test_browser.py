@@ -4,12 +4,16 @@ The first part needs no browser: :mod:`lessons.figures.style` measures the text 
 as drawn and rejects text that is too small or clipped.
 
 The second part runs ``tools/check_in_jupyterlab.py`` once over every notebook of the
-course (``notebooks/`` and ``solutions/``, found by glob), a notebook made here with
-deliberately tiny and clipped text, and the static site: each notebook is opened
-untrusted, restarted and run, and its images, errors, animation, sliders, picture text and
-claims table are checked. It needs Debian's Chromium (``apt-get install chromium``) and
-the ``browser`` extra (Playwright). Without them the tests are skipped with the reason;
-with ``CI=true`` they fail instead.
+course (``notebooks/`` and ``solutions/``, and the Chinese edition's ``notebooks/zh/`` and
+``solutions/zh/``, found by glob), a notebook made here with deliberately tiny and clipped
+text, one with a character no font has, and the static site: each notebook is opened
+untrusted, restarted and run, and its images, errors, animation, sliders, picture text,
+claims table and glyphs are checked. A Chinese notebook is checked "light": opened untrusted
+and checked as stored (cells, images, errors, claims table, glyphs), not run again (its code
+cells are its English twin's, run here, and nbval runs it); it needs a font for Chinese
+(Debian: ``apt-get install fonts-noto-cjk``). It needs Debian's
+Chromium (``apt-get install chromium``) and the ``browser`` extra (Playwright). Without them
+the tests are skipped with the reason; with ``CI=true`` they fail instead.
 """
 
 from __future__ import annotations
@@ -35,8 +39,12 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "check_in_jupyterlab.py"
 CHROMIUM = Path(os.environ.get("L13_CHROMIUM", "/usr/bin/chromium"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+CHINESE = [p for folder in ("notebooks", "solutions") for p in sorted((ROOT / folder / "zh").glob("*.ipynb"))]
+NOTEBOOKS = ENGLISH + CHINESE
 BAD = "tiny_and_clipped_text.ipynb"
+TOFU = "missing_glyph.ipynb"
+NO_GLYPH = "\U00030000"  # CJK Extension G (Unicode 13): no font of Debian's fonts-noto-cjk draws it
 
 
 # ------------------------------------------------------------------ the house style, measured
@@ -163,6 +171,20 @@ def bad_notebook(directory: Path) -> Path:
     return path
 
 
+def tofu_notebook(directory: Path) -> Path:
+    """A Chinese notebook whose prose holds one character that no installed font draws."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["lessons"] = {"language": "zh_CN", "source": "a test's notebook"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"# 缺字测试\n\n这一段有一个没有字体的字：{NO_GLYPH}。", id="prose"),
+        nbformat.v4.new_code_cell("print(1 + 1)", id="code"),
+    ]  # fmt: skip
+    path = directory / TOFU
+    nbformat.write(nb, path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def browser_run(tmp_path_factory):
     reason = missing_prerequisite()
@@ -175,15 +197,16 @@ def browser_run(tmp_path_factory):
 
     site.build(work / "site")
     bad = bad_notebook(work)
+    tofu = tofu_notebook(work)
     report = work / "report.json"
-    command = [sys.executable, str(TOOL), *map(str, NOTEBOOKS), str(bad), "--site", str(work / "site"),
-               "--json-report", str(report), "--screenshots", str(work / "shots"),
-               "--chromium", str(CHROMIUM)]
+    command = [sys.executable, str(TOOL), *map(str, NOTEBOOKS), str(bad), str(tofu),
+               "--site", str(work / "site"), "--json-report", str(report),
+               "--screenshots", str(work / "shots"), "--chromium", str(CHROMIUM), "--light-translations"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)  # fmt: skip
     (work / "output.txt").write_text(result.stdout + result.stderr, encoding="utf-8")
     assert report.is_file(), result.stdout[-3000:] + result.stderr[-3000:]
     data = json.loads(report.read_text(encoding="utf-8"))
-    print(f"browser check: {data['seconds']} s for {len(NOTEBOOKS) + 1} notebooks and the site")
+    print(f"browser check: {data['seconds']} s for {len(NOTEBOOKS) + 2} notebooks and the site")
     return data, result
 
 
@@ -199,8 +222,32 @@ def test_notebook_in_jupyterlab(browser_run, notebook):
     assert checks, f"{label} was not checked"
     assert failures(checks["checks"]) == []
     names = [c["name"] for c in checks["checks"]]
+    if notebook in CHINESE:  # checked light: opened untrusted, as stored (its English twin is run)
+        assert "opened untrusted: images shown" in names
+        assert "a font for Chinese is installed (fc-list :lang=zh)" in names
+        assert "opened untrusted: every character has a glyph (no tofu boxes)" in names
+        return
     assert "Restart Kernel and Run All Cells finishes" in names
     assert any("picture text at least" in n for n in names)
+    assert "after run all: every character has a glyph (no tofu boxes)" in names
+
+
+def test_the_chinese_edition_is_checked():
+    """Every Chinese notebook is in the run, beside its English twin."""
+    assert CHINESE, "no notebooks/zh/*.ipynb: generate the Chinese edition (python -m lessons.i18n build)"
+    assert [p.name for p in CHINESE] == [p.name for p in ENGLISH]
+
+
+def test_the_check_rejects_a_character_without_a_glyph(browser_run):
+    data, result = browser_run
+    checks = data["notebooks"][f"outside/{TOFU}"]["checks"]
+    glyphs = [c for c in checks if "no tofu" in c["name"]]
+    assert len(glyphs) == 1 and glyphs[0]["ok"] is False
+    assert glyphs[0]["detail"].startswith(f"no glyph for {NO_GLYPH!r} U+30000 in cell 0 (font: ")
+    assert failures(checks) == [f"{glyphs[0]['name']}: {glyphs[0]['detail']}"]  # the rest of it passes
+    fonts = [c for c in checks if c["name"] == "a font for Chinese is installed (fc-list :lang=zh)"]
+    assert len(fonts) == 1 and fonts[0]["ok"]
+    assert result.returncode == 1
 
 
 def test_02_animation_still_when_untrusted_plays_when_run_and_every_slider_changes_its_picture(browser_run):
@@ -223,6 +270,8 @@ def test_the_check_rejects_tiny_and_clipped_text(browser_run):
     assert "readable" not in text[0]["detail"]  # the good figure passes
     assert failures(checks) == [f"{text[0]['name']}: {text[0]['detail']}"]
     assert result.returncode == 1  # so the whole run fails when one figure does
+    glyphs = next(c for c in checks if "no tofu" in c["name"])
+    assert glyphs["ok"] and "distinct non-ASCII character(s)" in glyphs["detail"]
 
 
 def test_the_site_index_and_one_page(browser_run):
@@ -232,3 +281,6 @@ def test_the_site_index_and_one_page(browser_run):
     names = " | ".join(c["name"] for c in checks)
     assert "index: every link opens" in names
     assert "02_radians_and_relative_position.html: the animation plays in the static page" in names
+    if CHINESE:  # the Chinese edition of the site: its index and first page have every glyph
+        assert "zh/index.html: every character has a glyph (no tofu boxes)" in names
+        assert f"zh/{CHINESE[0].stem}.html: every character has a glyph (no tofu boxes)" in names

@@ -23,6 +23,13 @@ For each notebook given on the command line the script:
    of the picture, or is cut by its axes);
 6. checks the claims table that ends the notebook: an HTML table, one row per claim, every
    claim holding, and no number broken across two lines.
+7. checks that every character shown has a glyph (no "tofu" box): each non-ASCII character of
+   the notebook's text (prose, outputs, the claims table; not the math, which MathJax draws with
+   its own fonts) is drawn on a canvas in the font of the element that holds it and compared
+   with the drawing of two codepoints no font has (U+F0000, U+F0001, private use): a character
+   drawn exactly like them has no glyph. For a notebook of the Chinese edition (its metadata
+   ``lessons.language``), also that ``fc-list :lang=zh`` names a font (Debian:
+   ``apt-get install fonts-noto-cjk``).
 
 With ``--site DIR`` it also opens the static site built by ``python -m lessons.site DIR``:
 the index, every link on it, and one notebook page (its images, and its animation plays).
@@ -48,6 +55,13 @@ Prerequisites (the ``browser`` extra and a system package, not the course's depe
   that has jupyterlab, ipykernel, ipywidgets and the ``lessons`` package):
   ``pip install -e ".[browser]"``. Do NOT run ``playwright install``: the script drives the
   system Chromium instead of a downloaded one.
+
+The Chinese edition's notebooks (``notebooks/zh``, ``solutions/zh``) are checked like the
+English ones; their figures keep English text (the same package code draws them). With
+``--light-translations`` a translated notebook whose English twin is checked in the same run is
+only opened untrusted and checked as stored (step 1, its claims table, its fonts and glyphs,
+one screenshot): its code cells are its twin's, and nbval runs it. The static site's
+translated edition (``--site``: ``DIR/zh/``) gets the glyph check on its index and first page.
 
 Usage (from the repository root)::
 
@@ -233,6 +247,63 @@ JS_CLAIMS = """() => Array.from(document.querySelectorAll('.jp-Notebook table.le
     columns: Array.from(t.querySelectorAll('tbody tr')).filter(r => r.cells.length !== 4).length}))"""
 
 
+# Characters without a glyph: each non-ASCII character of the notebook's visible text, drawn in
+# the font of its element, against two codepoints that no font has (both drawn the same: the
+# font's "tofu"). Math is left out: MathJax draws it with its own web fonts.
+NOTEBOOK_SELECTOR = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+JS_GLYPHS = r"""(selector) => {
+    const root = document.querySelector(selector);
+    if (!root) return {fonts: 0, checked: 0, missing: [], unsure: []};
+    const cells = Array.from(root.querySelectorAll('.jp-Cell'));  // (none in a static page)
+    const skip = 'mjx-container, mjx-assistive-mml, .MathJax, .MathJax_Preview, script, style';
+    const byFont = new Map();
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!el || el.closest(skip) || !/[^\x00-\x7f]/.test(node.data)) continue;
+        if (!el.getClientRects().length) continue;  // not shown
+        const cs = getComputedStyle(el);
+        const font = `${cs.fontStyle} ${cs.fontWeight} 32px ${cs.fontFamily}`;
+        const cell = el.closest('.jp-Cell');
+        const where = cell ? `cell ${cells.indexOf(cell)}` : 'page';
+        if (!byFont.has(font)) byFont.set(font, new Map());
+        const chars = byFont.get(font);
+        for (const c of node.data) {
+            if (c.codePointAt(0) < 0x80 || /[\p{White_Space}\p{Cf}\p{Cc}]/u.test(c)) continue;
+            if (!chars.has(c)) chars.set(c, where);
+        }
+    }
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 48;
+    const ctx = canvas.getContext('2d', {willReadFrequently: true});
+    const draw = (font, c) => {
+        ctx.clearRect(0, 0, 48, 48);
+        ctx.font = font;
+        ctx.fillStyle = '#000';
+        ctx.textBaseline = 'top';
+        ctx.fillText(c, 4, 4);
+        const d = ctx.getImageData(0, 0, 48, 48).data;
+        let bits = '';
+        for (let i = 3; i < d.length; i += 4) bits += d[i] > 0 ? '1' : '0';
+        return bits;
+    };
+    const missing = [], unsure = [];
+    let checked = 0;
+    for (const [font, chars] of byFont) {
+        const tofu = draw(font, '\u{F0000}');
+        if (tofu !== draw(font, '\u{F0001}')) { unsure.push(font); continue; }
+        for (const [c, where] of chars) {
+            checked += 1;
+            if (draw(font, c) === tofu) {
+                const code = 'U+' + c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+                missing.push({char: c, code, where, font: font.replace(' 32px', '')});
+            }
+        }
+    }
+    return {fonts: byFont.size, checked, missing, unsure};
+}"""
+
+
 # Results -------------------------------------------------------------------------------
 
 
@@ -281,6 +352,58 @@ def stored_outputs(path: Path) -> dict:
             i for i, c in enumerate(code) if "raises-exception" in c.get("metadata", {}).get("tags", [])
         ],
     }
+
+
+def notebook_language(path: Path) -> str:
+    """The notebook's metadata ``lessons.language`` (the Chinese edition's: ``zh_CN``), else ``en``."""
+    meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    lessons = meta.get("lessons") if isinstance(meta, dict) else None
+    return str(lessons.get("language") or "en") if isinstance(lessons, dict) else "en"
+
+
+@functools.cache
+def fonts_for(language: str) -> tuple[tuple[str, ...], str]:
+    """The font families fontconfig has for ``language`` (``fc-list :lang=zh family``), and a
+    problem when fc-list cannot be asked."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return (), "fc-list not found (fontconfig)"
+    command = [fc_list, f":lang={language}", "family"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    families = tuple(sorted({line.split(",")[0].strip() for line in lines}))
+    return families, "" if done.returncode == 0 else f"fc-list exited with {done.returncode}"
+
+
+def check_fonts(report: Report, nb: str, language: str) -> None:
+    """A notebook in Chinese needs a font for Chinese on this machine."""
+    if not language.lower().startswith("zh"):
+        return
+    families, problem = fonts_for("zh")
+    report.check(
+        nb, "a font for Chinese is installed (fc-list :lang=zh)", bool(families),
+        problem or (", ".join(families[:3]) if families else
+                    "no font covers Chinese: apt-get install fonts-noto-cjk (Debian/Ubuntu)"),
+    )  # fmt: skip
+
+
+def check_glyphs(page, report: Report, nb: str, stage: str, selector: str = NOTEBOOK_SELECTOR) -> None:
+    """Every non-ASCII character shown (not math) has a glyph in the font that shows it."""
+    found = page.evaluate(JS_GLYPHS, selector)
+    missing = found["missing"]
+    listed = ", ".join(f"{m['char']!r} {m['code']} in {m['where']}" for m in missing[:8])
+    if len(missing) > 8:
+        listed += f", ... {len(missing) - 8} more"
+    fonts = sorted({m["font"] for m in missing})
+    if fonts:
+        more = f"; {len(fonts) - 1} more font(s)" if len(fonts) > 1 else ""
+        listed += f" (font: {fonts[0][:80]}{more})"
+    unsure = "; cannot tell for font(s) " + ", ".join(found["unsure"][:3]) if found["unsure"] else ""
+    report.check(
+        nb, f"{stage}: every character has a glyph (no tofu boxes)", not missing and not found["unsure"],
+        (f"no glyph for {listed}" if missing else
+         f"{found['checked']} distinct non-ASCII character(s) in {found['fonts']} font(s) checked") + unsure,
+    )  # fmt: skip
 
 
 # JupyterLab server -----------------------------------------------------------------------
@@ -633,14 +756,23 @@ def label_of(path: Path) -> str:
     return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else f"outside/{path.name}"
 
 
-def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, timeout_s: float) -> float:
+def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, timeout_s: float,
+                   light: bool = False) -> float:
+    """Open, run and check one notebook. ``light``: a translated edition's notebook whose English
+    twin (the same code cells, so the same figures, animation and sliders) is checked in the same
+    run: it is opened untrusted and checked as it is stored (cells, images, no errors, its claims
+    table, a font for its language, every glyph; one screenshot), not run again here (nbval runs
+    it, and its twin's run here covers the code)."""
     resolved = path.resolve()
     inside = resolved.is_relative_to(REPO)
     relpath = label_of(resolved)
     nb = relpath  # notebooks/06_exercises.ipynb and solutions/06_exercises.ipynb differ
     stem = path.stem[:2] if path.stem[:2].isdigit() else path.stem
-    if inside and resolved.parent.name != "notebooks":
-        stem = f"{resolved.parent.name}_{stem}"
+    if inside:  # notebooks/06 -> 06, solutions/06 -> solutions_06, notebooks/zh/06 -> zh_06, ...
+        folders = list(Path(relpath).parent.parts)
+        if folders[:1] == ["notebooks"]:
+            folders = folders[1:]
+        stem = "_".join([*folders, stem])
     stored = stored_outputs(path)
     started = time.monotonic()
     page = browser.new_page()
@@ -695,6 +827,15 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
                         "and its buttons do nothing until the cell is run; only the stored still images show"
                     )
 
+        if light:
+            check_claims_tables(page, report, nb, claims_notebooks(path))
+            check_fonts(report, nb, notebook_language(path))
+            check_glyphs(page, report, nb, "opened untrusted")
+            report.check(
+                nb, "no JavaScript errors in the page", not console_errors, "; ".join(console_errors[:3])
+            )
+            return time.monotonic() - started
+
         # 2. Restart Kernel and Run All Cells.
         ran = restart_and_run_all(page, timeout_s)
         report.check(
@@ -708,6 +849,8 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
             shot(page, figures.nth(i), shots, f"{stem}_2_figure{i + 1}")
         check_picture_text(page, report, nb, "after run all")
         check_claims_tables(page, report, nb, claims_notebooks(path))
+        check_fonts(report, nb, notebook_language(path))
+        check_glyphs(page, report, nb, "after run all")
         tables = page.locator(".jp-Notebook table.lessons-claims")
         for i in range(tables.count()):
             tables.nth(i).scroll_into_view_if_needed()
@@ -803,6 +946,17 @@ def check_site(browser, site: Path, report: Report, shots: Path, timeout_s: floa
             after = page.evaluate("() => document.querySelector('.animation img').getAttribute('src')")
             player.first.locator('button[title="Pause"]').click()
             report.check(name, f"{label}: the animation plays in the static page", before != after)
+        for index in sorted(site.glob("*/index.html")):  # a translated edition (zh/): index, first page
+            edition = index.parent.name
+            page.goto(f"{base}/{edition}/index.html", wait_until="load", timeout=timeout_s * 1000)
+            shot(page, None, shots, f"site_{edition}_index")
+            check_glyphs(page, report, name, f"{edition}/index.html", "body")
+            first = next(iter(sorted(index.parent.glob("[0-9][0-9]_*.html"))), None)
+            if first is not None:
+                page.goto(f"{base}/{edition}/{first.name}", wait_until="load", timeout=timeout_s * 1000)
+                page.wait_for_timeout(500)
+                shot(page, None, shots, f"site_{edition}_page")
+                check_glyphs(page, report, name, f"{edition}/{first.name}", "body")
         errors = "; ".join(console_errors[:3])
         report.check(name, "no JavaScript errors in the pages", not console_errors, errors)
     except Exception as error:
@@ -833,6 +987,12 @@ def main(argv: list[str] | None = None) -> int:
         "--site", type=Path, help="also check the static site built in this directory (lessons.site)"
     )
     parser.add_argument("--json-report", type=Path, help="write every check, per notebook, to this JSON file")
+    parser.add_argument(
+        "--light-translations", action="store_true",
+        help="check a translated notebook (metadata lessons.language not 'en') whose English twin (same file "
+        "name, one folder up) is also given as it is stored, opened untrusted, without running it: cells, "
+        "images, errors, claims table, fonts and glyphs, one screenshot (the twin's run covers the code)",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -880,8 +1040,11 @@ def main(argv: list[str] | None = None) -> int:
                 viewport={"width": 1400, "height": 1000},
             )
             try:
+                given = set(paths)
                 for path in paths:
-                    seconds = check_notebook(context, lab, path, report, shots, args.timeout)
+                    light = (args.light_translations and notebook_language(path) != "en"
+                             and path.parent.parent / path.name in given)
+                    seconds = check_notebook(context, lab, path, report, shots, args.timeout, light=light)
                     label = label_of(path)
                     report.seconds[label] = seconds
                     print(f"TIME  {label}: {seconds:.1f} s to open, run and check", flush=True)
