@@ -148,6 +148,35 @@ def test_a_missing_browser_is_named(monkeypatch, tmp_path):
     assert missing_prerequisite() == f"no Chromium at {tmp_path / 'no-chromium'} (apt-get install chromium)"
 
 
+def load_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_in_jupyterlab", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_chinese_notebook_needs_a_font_for_chinese(monkeypatch, tmp_path):
+    """Without a font for Chinese (``fc-list :lang=zh`` empty) a Chinese notebook fails, with the fix."""
+    tool = load_tool()
+    zh, en = tmp_path / "zh.ipynb", tmp_path / "en.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nbformat.write(nb, en)
+    nb.metadata["lessons"] = {"language": "zh_CN", "source": "notebooks/01.ipynb"}
+    nbformat.write(nb, zh)
+    assert (tool.notebook_language(zh), tool.notebook_language(en)) == ("zh_CN", "en")
+    monkeypatch.setattr(tool, "fonts_for", lambda language: ((), ""))
+    report = tool.Report()
+    tool.check_fonts(report, "en.ipynb", tool.notebook_language(en))
+    assert report.lines == []  # an English notebook needs no font for Chinese
+    tool.check_fonts(report, "zh.ipynb", tool.notebook_language(zh))
+    assert report.failures == 1 and report.lines == [
+        "FAIL  zh.ipynb: a font for Chinese is installed (fc-list :lang=zh) "
+        "(no font covers Chinese: apt-get install fonts-noto-cjk (Debian/Ubuntu))"]
+
+
 def bad_notebook(directory: Path) -> Path:
     """A notebook whose second figure has tiny text and whose third has text cut by its axes,
     executed (as the course's notebooks are committed with their outputs)."""
