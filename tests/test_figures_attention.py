@@ -96,6 +96,17 @@ def test_attention_weights_heatmap_marks_the_causal_mask():
     assert ax.get_title() and _labelled(ax)
 
 
+def test_attention_weights_heatmap_fits_the_title_notebook_04_gives_it():
+    # Drawn once at its own size (no tight crop), the title must stay inside the figure.
+    from lessons.figures.style import check_readable
+
+    weights = np.tril(np.ones((6, 6)))
+    weights /= weights.sum(axis=1, keepdims=True)
+    title = "Causal attention weights with RoPE (sequence 0, head 0)"
+    report = check_readable(attention_weights_heatmap(weights, title=title))  # raises if cut
+    assert title in [t.text for t in report.texts]
+
+
 def test_attention_weights_heatmap_rejects_values_outside_0_1():
     with pytest.raises(ValueError, match="between 0 and 1"):
         attention_weights_heatmap(np.array([[1.5, 0.0], [0.5, 0.5]]))

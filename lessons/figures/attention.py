@@ -193,7 +193,7 @@ def attention_weights_heatmap(
     *,
     title: str = "Causal attention weights of one head",
     decimals: int = 2,
-    figsize=(4.8, 3.8),
+    figsize=(5.8, 4.0),
 ) -> Figure:
     """A [T, T] matrix of attention weights, annotated; zero weights above the diagonal
     (keys a causal query may not see) are drawn grey and marked "masked" (``04``)."""
