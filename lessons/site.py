@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import re
 import sys
 import time
 from pathlib import Path
@@ -119,13 +120,14 @@ def notebook_paths(directory: Path = NOTEBOOKS) -> list[Path]:
 
 
 def title_of(nb, fallback: str) -> str:
-    """The notebook's first heading, without its '#' marks (or ``fallback``)."""
+    """The notebook's first heading as plain text: without its '#' marks and without the
+    backticks of its code spans (a link text and a page title show no markdown), or ``fallback``."""
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
         for line in cell.source.splitlines():
             if line.startswith("#"):
-                return line.lstrip("#").strip()
+                return re.sub(r"`([^`]*)`", r"\1", line.lstrip("#").strip())
     return fallback
 
 

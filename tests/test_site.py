@@ -271,3 +271,14 @@ def test_chinese_pages_pictures_links_and_slider_notes(built, parsed_all):
         page = (out / "zh" / f"{nb.stem}.html").read_text(encoding="utf-8")
         assert page.count('<p class="lessons-slider-note">') == widgets, nb.name
         assert page.count(site.WORDS["zh"]["slider"]) == widgets and site.SLIDER_NOTE not in page
+
+
+def test_a_title_shows_no_markdown_backticks():
+    import nbformat
+
+    from lessons.site import title_of
+
+    heading = nbformat.v4.new_markdown_cell("# 04 — The code: `apply_rope` on `[B, H, T, d]`")
+    nb = nbformat.v4.new_notebook(cells=[heading])
+    assert title_of(nb, "fallback") == "04 — The code: apply_rope on [B, H, T, d]"
+    assert title_of(nbformat.v4.new_notebook(), "fallback") == "fallback"
