@@ -147,9 +147,10 @@ def test_chinese_feedback_is_in_chinese(graded):
 
 def test_feedback_is_rendered_in_the_records_language(tmp_path, monkeypatch):
     """The plumbing, with the rendering replaced by one that writes the language it runs in."""
+    from lessons.grade import records
     from lessons.i18n import language
 
-    monkeypatch.setattr(core, "feedback_markdown", lambda record, reveal=False: language())
+    monkeypatch.setattr(records, "feedback_markdown", lambda record, reveal=False: language())
     for student, lang in (("wang", "zh_CN"), ("smith", "en"), ("old_record", None)):
         record = {"student": student, "exercises": {}}
         if lang:

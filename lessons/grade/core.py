@@ -42,7 +42,9 @@ from .progress import Progress
 from .records import (  # noqa: F401
     atomic_write,
     build_record,
+    feedback_in_its_language,
     feedback_markdown,
+    language_of_record,
     load_records,
     read_sheet,
     write_outputs,
@@ -243,33 +245,16 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         _make_writable(base)
         shutil.rmtree(base, ignore_errors=True)
         if opts.shard is None:
-            write_all(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
+            write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
     return records
-
-
-def language_of_record(record: dict) -> str:
-    """The language a record's feedback is written in (records made before the Chinese
-    edition have none: English)."""
-    return record.get("language") or "en"
 
 
 def write_feedback(out: Path, record: dict, manual: dict | None, reveal: bool) -> None:
     """``feedback/<student>.md`` in the submission's language."""
     from .records import with_manual
 
-    with use_language(language_of_record(record)):
-        text = feedback_markdown(with_manual(record, manual or {}), reveal=reveal)
+    text = feedback_in_its_language(with_manual(record, manual or {}), reveal=reveal)
     atomic_write(out / "feedback" / f"{record['student']}.md", text)
-
-
-def write_all(out: Path, records: dict[str, dict], seed, settings: dict, *, reveal: bool,
-              grades: dict | None) -> None:
-    """:func:`~.records.write_outputs` (gradebook, results, manual sheet: the instructor's),
-    then each feedback file in its submission's language."""
-    write_outputs(out, records, seed, settings, reveal=reveal, grades=grades)
-    for record in records.values():
-        if language_of_record(record) != "en":
-            write_feedback(out, record, grades, reveal)
 
 
 def collect(inputs: list[Path], opts: Options) -> tuple[dict[str, dict], list[str]]:
@@ -289,5 +274,5 @@ def collect(inputs: list[Path], opts: Options) -> tuple[dict[str, dict], list[st
                 missing.append(sub.student)
     seeds = sorted({r["seed"] for r in records.values()})
     seed = seeds[0] if len(seeds) == 1 else seeds
-    write_all(out, records, seed, settings_of(opts), reveal=opts.reveal, grades=opts.manual)
+    write_outputs(out, records, seed, settings_of(opts), reveal=opts.reveal, grades=opts.manual)
     return records, missing

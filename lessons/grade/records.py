@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..exercises import N_, all_exercises, head_line
 from ..i18n import gettext as _
+from ..i18n import use_language
 
 RECORD_VERSION = 2
 # Parts of a record's result words that are recognised again later (see _prefixes).
@@ -294,9 +295,21 @@ def write_outputs(out: Path, records: dict[str, dict], seed, settings: dict, *,
     results = {"seed": seed, "settings": settings, "columns": {c: g for c, g in columns}, "submissions": rows}
     atomic_write(out / "results.json", json.dumps(results, indent=1) + "\n")
     for r in rows:
-        atomic_write(out / "feedback" / f"{r['student']}.md", feedback_markdown(r, reveal=reveal))
+        atomic_write(out / "feedback" / f"{r['student']}.md", feedback_in_its_language(r, reveal=reveal))
     if any(e["kind"] == "written" for r in rows for e in r["exercises"].values()):
         atomic_write(out / "manual.csv", manual_sheet(records, grades))
+
+
+def language_of_record(record: dict) -> str:
+    """The language a record's feedback is written in: its submission's (records made before
+    the Chinese edition have none: English)."""
+    return record.get("language") or "en"
+
+
+def feedback_in_its_language(r: dict, reveal: bool = False) -> str:
+    """:func:`feedback_markdown` in the language of the record's submission."""
+    with use_language(language_of_record(r)):
+        return feedback_markdown(r, reveal=reveal)
 
 
 def feedback_markdown(r: dict, reveal: bool = False) -> str:
