@@ -368,13 +368,29 @@ class Run:
     tokens_seen: int
 
 
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
+
+
+def _adam_step(params: dict, grads: dict, m: dict, v: dict, step: int, lr: float) -> None:
+    """One Adam update of every parameter in place (``m``, ``v``: its moment estimates;
+    ``step`` counts from 1). :func:`train` and :func:`train_seeds` share it: the same
+    arithmetic, element by element, whether a parameter has a leading seed axis or not."""
+    b1, b2 = ADAM_BETAS
+    for k, g in grads.items():
+        m[k] = b1 * m[k] + (1 - b1) * g
+        v[k] = b2 * v[k] + (1 - b2) * g * g
+        m_hat = m[k] / (1 - b1**step)
+        v_hat = v[k] / (1 - b2**step)
+        params[k] -= lr * m_hat / (np.sqrt(v_hat) + ADAM_EPS)
+
+
 def train(config: Config) -> Run:
     """Train with Adam (betas 0.9, 0.999) on fresh random sequences every step, seeded."""
     params = init_params(config)
     rng = np.random.default_rng([config.seed, 2])
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v = {k: np.zeros_like(v) for k, v in params.items()}
-    b1, b2, eps = 0.9, 0.999, 1e-8
     losses = np.empty(config.steps)
     seen = 0
     start = time.perf_counter()
@@ -384,12 +400,7 @@ def train(config: Config) -> Run:
         seen += tokens.size
         loss, grads = loss_and_grads(params, tokens, config)
         losses[step - 1] = loss
-        for k, g in grads.items():
-            m[k] = b1 * m[k] + (1 - b1) * g
-            v[k] = b2 * v[k] + (1 - b2) * g * g
-            m_hat = m[k] / (1 - b1**step)
-            v_hat = v[k] / (1 - b2**step)
-            params[k] -= config.lr * m_hat / (np.sqrt(v_hat) + eps)
+        _adam_step(params, grads, m, v, step, config.lr)
     return Run(config, params, losses, time.perf_counter() - start, seen)
 
 
@@ -486,7 +497,6 @@ def train_seeds(config: Config, seeds: tuple[int, ...]) -> tuple[Run, ...]:
     rngs = [np.random.default_rng([s, 2]) for s in seeds]
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v = {k: np.zeros_like(v) for k, v in params.items()}
-    b1, b2, eps = 0.9, 0.999, 1e-8
     losses = np.empty((len(seeds), config.steps))
     start = time.perf_counter()
     for step in range(1, config.steps + 1):
@@ -495,12 +505,7 @@ def train_seeds(config: Config, seeds: tuple[int, ...]) -> tuple[Run, ...]:
                 rng.choice(config.lengths)
         tokens = np.stack([random_tokens(rng, config.batch, length, config.vocab) for rng in rngs])
         losses[:, step - 1], grads = _loss_and_grads_seeds(params, tokens, config)
-        for k, g in grads.items():
-            m[k] = b1 * m[k] + (1 - b1) * g
-            v[k] = b2 * v[k] + (1 - b2) * g * g
-            m_hat = m[k] / (1 - b1**step)
-            v_hat = v[k] / (1 - b2**step)
-            params[k] -= config.lr * m_hat / (np.sqrt(v_hat) + eps)
+        _adam_step(params, grads, m, v, step, config.lr)
     seconds = (time.perf_counter() - start) / len(seeds)
     seen = config.steps * config.batch * length
     return tuple(
