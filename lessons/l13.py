@@ -20,7 +20,7 @@ import shutil
 import sys
 import time
 
-from . import i18n
+from . import i18n, results_cache
 from .claims._registry import _
 
 LANGUAGES = ("en", "zh", "zh_CN")
@@ -117,6 +117,12 @@ def _parser() -> argparse.ArgumentParser:
         help=_("check only the claims of one notebook (3 or 03)"),
     )
     p.add_argument("--failed", action="store_true", help=_("list only the claims that fail (table or JSON)"))
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help=_("train notebook 10's models again instead of reading the results stored by an "
+               "earlier run of the same code (LESSONS_CACHE_DIR=off)"),
+    )
     _lang_option(p)
     return parser
 
@@ -147,6 +153,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
+    if not args.fresh:
+        return _run(args)
+    before = os.environ.get(results_cache.ENV_VAR)
+    os.environ[results_cache.ENV_VAR] = results_cache.OFF
+    try:
+        return _run(args)
+    finally:
+        if before is None:
+            os.environ.pop(results_cache.ENV_VAR, None)
+        else:
+            os.environ[results_cache.ENV_VAR] = before
+
+
+def _run(args) -> int:
     start = time.perf_counter()
     from .claims import all_claims, evaluate, summary
 

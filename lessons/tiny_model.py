@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import results_cache
 from .attention import softmax
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 from .head import look_back_query
@@ -658,10 +659,60 @@ class SweepResult:
 
 @functools.cache
 def sweep(config: Config, seeds: tuple[int, ...] = SEEDS, lengths: tuple[int, ...] = LENGTHS) -> SweepResult:
-    """Train ``config`` once per seed and measure each run at each length (cached per process)."""
+    """Train ``config`` once per seed and measure each run at each length.
+
+    Cached per process, and on disk (:mod:`lessons.results_cache`): a notebook, its solution,
+    their Chinese twins and ``python -m lessons.l13`` share one training per version of this
+    module's code. A result read from the cache is what :func:`_compute_sweep` returns, array
+    for array (a test checks it).
+    """
+    seeds, lengths = tuple(int(s) for s in seeds), tuple(int(n) for n in lengths)
+    key = repr((config, seeds, lengths))
+    stored = results_cache.load(CACHE_MODULE, key)
+    if stored is not None:
+        try:
+            return _unpack_sweep(config, seeds, lengths, stored)
+        except (KeyError, ValueError):  # an entry of another shape: compute it again
+            pass
+    result = _compute_sweep(config, seeds, lengths)
+    results_cache.store(CACHE_MODULE, key, _pack_sweep(result))
+    return result
+
+
+CACHE_MODULE = "tiny_model"
+
+
+def _compute_sweep(config: Config, seeds: tuple[int, ...], lengths: tuple[int, ...]) -> SweepResult:
     runs = train_seeds(config, seeds)
     acc = np.array([[accuracy(r, n) for n in lengths] for r in runs])
-    return SweepResult(config, tuple(seeds), tuple(lengths), acc, runs)
+    return SweepResult(config, seeds, lengths, acc, runs)
+
+
+def _pack_sweep(result: SweepResult) -> dict[str, np.ndarray]:
+    """A sweep as named arrays (parameters stacked along a leading seed axis)."""
+    runs = result.runs
+    arrays = {
+        "accuracies": result.accuracies,
+        "losses": np.stack([r.losses for r in runs]),
+        "seconds": np.array([r.seconds for r in runs]),
+        "tokens_seen": np.array([r.tokens_seen for r in runs]),
+    }
+    for name in runs[0].params:
+        arrays[f"param_{name}"] = np.stack([r.params[name] for r in runs])
+    return arrays
+
+
+def _unpack_sweep(config: Config, seeds, lengths, arrays: dict[str, np.ndarray]) -> SweepResult:
+    accuracies = arrays["accuracies"]
+    if accuracies.shape != (len(seeds), len(lengths)):
+        raise ValueError(f"a stored sweep of shape {accuracies.shape}; expected {(len(seeds), len(lengths))}")
+    names = [k.removeprefix("param_") for k in arrays if k.startswith("param_")]
+    runs = tuple(
+        Run(replace(config, seed=s), {n: arrays[f"param_{n}"][i].copy() for n in names},
+            arrays["losses"][i].copy(), float(arrays["seconds"][i]), int(arrays["tokens_seen"][i]))
+        for i, s in enumerate(seeds)
+    )
+    return SweepResult(config, seeds, lengths, accuracies.copy(), runs)
 
 
 def run_of(config: Config) -> Run:

@@ -399,3 +399,21 @@ def test_lang_does_not_outlive_the_call(capsys):
     assert l13.main(["--lang", "zh", "--notebook", "01"]) == 0
     capsys.readouterr()
     assert language() == before
+
+
+@pytest.mark.parametrize("before", [None, "/somewhere/else"])
+def test_fresh_turns_the_results_cache_off_for_the_run_only(monkeypatch, before):
+    from lessons import results_cache
+
+    if before is None:
+        monkeypatch.delenv(results_cache.ENV_VAR, raising=False)
+    else:
+        monkeypatch.setenv(results_cache.ENV_VAR, before)
+    seen = []
+    monkeypatch.setattr(l13, "_run", lambda args: seen.append((args.fresh, results_cache.cache_dir())) or 0)
+    assert l13.main(["--notebook", "10", "--fresh"]) == 0
+    assert l13.main(["--notebook", "10"]) == 0
+    expected_after = None if before is None else before
+    assert os.environ.get(results_cache.ENV_VAR) == expected_after
+    assert seen[0] == (True, None)  # off: nothing read, nothing stored
+    assert seen[1][0] is False and seen[1][1] is not None

@@ -1,0 +1,31 @@
+"""Settings for every pytest run of the project (tests and nbval alike).
+
+Each run gets a fresh, empty results cache (:mod:`lessons.results_cache`): the first test or
+notebook that needs notebook 10's training does it, every later one in the same run reads
+that training. No run ever reads an entry an earlier run wrote, so nbval always checks the
+stored outputs against numbers this run computed. The kernels nbval starts inherit the
+variable from this process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from lessons.results_cache import ENV_VAR
+
+_created: list[str] = []
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker shares its controller's folder
+        return
+    folder = tempfile.mkdtemp(prefix="lessons-results-")
+    _created.append(folder)
+    os.environ[ENV_VAR] = folder
+
+
+def pytest_unconfigure(config):
+    while _created:
+        shutil.rmtree(_created.pop(), ignore_errors=True)
