@@ -3,6 +3,7 @@
     python benchmarks/bench_notebooks.py            # every notebook in notebooks/ and solutions/
     python benchmarks/bench_notebooks.py --repeat 3
     python benchmarks/bench_notebooks.py notebooks/0[1-5]*.ipynb   # some of them
+    python benchmarks/bench_notebooks.py --suite     # the notebooks' share of the whole test suite
 
 The floor is a notebook that only imports numpy, matplotlib and the course package: a
 fresh kernel plus the imports every course notebook pays before its first line of teaching.
@@ -12,17 +13,26 @@ times and their ratio (the course's budget is 1.5x). The two runs take turns ``-
 times and the best of each is kept, so a busy spell on the machine skews neither. It also
 prints the CPU seconds of each run (pytest and its kernels, user + system): on a busy machine
 wall time grows with the load, CPU time much less, so the CPU ratio is the steadier figure.
+
+``--suite`` measures the notebooks where the budget counts them: inside one run of the
+README's test command (``python -m pytest``, every test and every notebook, English and
+Chinese), with as many floor notebooks added to that same run. The share of each is the sum of
+its nbval items' times (setup, call and teardown) from pytest's JUnit report. In that run the
+results cache (``lessons.results_cache``) behaves as in any run: empty at the start, so
+notebook 10's training is paid once, by whichever test or notebook needs it first.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import resource
 import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -67,13 +77,68 @@ def nbval_seconds(paths: list[Path], cwd: Path) -> tuple[float, float]:
     return seconds, cpu
 
 
+def suite_notebooks() -> list[Path]:
+    """Every notebook the README's test command runs under nbval (testpaths, recursively)."""
+    return sorted(p for folder in ("notebooks", "solutions") for p in (ROOT / folder).rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+
+
+SUITE_PATHS = ("tests", "notebooks", "solutions")  # pyproject's testpaths
+
+
+def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS, notebooks: list[Path] | None = None) -> int:
+    """Run the whole suite once with the floor notebooks added; print both notebook shares."""
+    notebooks = suite_notebooks() if notebooks is None else notebooks
+    floor_dir = tmp_path / "floor"
+    floor_dir.mkdir()
+    floors = [floor_dir / f"floor_{i:02d}.ipynb" for i in range(len(notebooks))]
+    for path in floors:
+        floor_notebook(path)
+    report = tmp_path / "junit.xml"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT),
+           f"--junitxml={report}", "-o", "junit_family=xunit1", *paths, *map(str, floors)]
+    start = time.perf_counter()
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    print(run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no pytest output)")
+    if run.returncode != 0:
+        raise SystemExit(f"the suite failed (exit {run.returncode}):\n{run.stdout[-3000:]}")
+    seconds: dict[str, float] = collections.defaultdict(float)
+    items: dict[str, int] = collections.Counter()
+    for case in ET.parse(report).getroot().iter("testcase"):
+        path = case.get("file") or ""
+        if not path.endswith(".ipynb"):
+            kind = "other tests"
+        elif Path(path).name.startswith("floor_") and "floor" in Path(path).parts[-2:-1]:
+            kind = "floor"
+        else:
+            kind = "course"
+        seconds[kind] += float(case.get("time") or 0.0)
+        items[kind] += 1
+    ratio = seconds["course"] / seconds["floor"]
+    print(f"the whole suite, one run: {wall:.0f} s wall, {os.cpu_count()} CPU(s), "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"  course notebooks ({len(notebooks)}, {items['course']} nbval items): {seconds['course']:7.1f} s")
+    print(f"  floor x {len(floors)} ({items['floor']} nbval items):        {seconds['floor']:7.1f} s")
+    print(f"  other tests ({items['other tests']}):                  {seconds['other tests']:7.1f} s")
+    print(f"  ratio: {ratio:.2f}x  (budget {BUDGET}x: {'within' if ratio <= BUDGET else 'OVER'})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: all of the course's)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each (the best is kept)")
+    parser.add_argument("--suite", action="store_true",
+                        help="measure inside one run of the whole test suite (takes as long as the suite)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1; got {args.repeat}")
+    if args.suite:
+        if args.paths:
+            parser.error("--suite measures every notebook of the suite; give no paths with it")
+        with tempfile.TemporaryDirectory() as tmp:
+            return suite_share(Path(tmp))
     missing = [str(p) for p in args.paths if not p.is_file()]
     if missing:
         parser.error(f"no such notebook: {', '.join(missing)}")
