@@ -86,7 +86,8 @@ def suite_notebooks() -> list[Path]:
 SUITE_PATHS = ("tests", "notebooks", "solutions")  # pyproject's testpaths
 
 
-def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS, notebooks: list[Path] | None = None) -> int:
+def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
+                notebooks: list[Path] | None = None) -> int:
     """Run the whole suite once with the floor notebooks added; print both notebook shares."""
     notebooks = suite_notebooks() if notebooks is None else notebooks
     floor_dir = tmp_path / "floor"

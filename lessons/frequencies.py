@@ -5,8 +5,8 @@ Introduced in ``notebooks/03_many_pairs_many_speeds.ipynb``.
 A head of width d is cut into d/2 coordinate pairs. Pair i (from 0) turns by
 omega_i = theta^(-2i/d) radians per position, so pair 0 (omega = 1) is the fastest, the
 highest frequency, and the last pair the slowest. The angle of pair i at position m is
-m * omega_i. The table depends only on d and theta: a constant of the model, shared by
-every head and every layer, never learned.
+m * omega_i. The table depends only on d and theta: a constant of the model, never learned;
+with one head width and one base (as in Llama) one table serves every head of every layer.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ Why it works (``02``): with R(phi) the 2D rotation, R(a)^T = R(-a) and R(a)R(b) 
 
     (R(m w) q) . (R(n w) k) = q^T R(m w)^T R(n w) k = q^T R((n - m) w) k,
 
-the score depends on the contents and on the distance n - m only. Each pair of a head
-does this at its own frequency (``03``); lengths are kept because rotations are orthogonal.
+the score depends on the contents and on n - m only, that is on the distance m - n (query
+minus key). Each pair of a head does this at its own frequency (``03``); lengths are kept
+because rotations are orthogonal.
 
 Two layouts pair the coordinates of a head differently:
 
@@ -219,8 +220,9 @@ def interleaved_to_split_half_permutation(d) -> np.ndarray:
     """Index array ``perm`` with x_split = x_interleaved[..., perm] (``08``).
 
     perm = [0, 2, 4, ..., d-2, 1, 3, ..., d-1]: the first coordinates of every pair, then
-    the second ones. Converting Meta checkpoints to transformers permutes the rows of the
-    q and k projections this way.
+    the second ones. Converting Meta checkpoints to transformers permutes the rows of each
+    head's slice of the q and k projections this way (never across the whole matrix: that
+    mixes the heads; notebook 08).
     """
     d = check_width(d, "d")
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])

@@ -176,7 +176,7 @@ def longrope_frequencies(
     The attention factor is ``attention_factor`` when given, else sqrt(1 + ln(s) / ln(L))
     (1 when s <= 1), with s = ``factor`` or, when ``factor`` is not given,
     ``max_position_embeddings`` / L (Phi-3's configs give only the two lengths; when both
-    are given, ``factor`` wins, as in transformers). Like YaRN's, it multiplies cos and sin.
+    are given, ``factor`` is used). Like YaRN's, it multiplies cos and sin.
     """
     d = check_width(d, "d")
     base = check_positive(base, "base")

@@ -94,9 +94,9 @@ def as_complex(pairs) -> np.ndarray:
     return pairs[..., 0] + 1j * pairs[..., 1]
 
 
-def complex_score(q, k, m, n, theta) -> np.ndarray:
-    """Re[(q e^{i m theta}) conj(k e^{i n theta})] for pairs q, k [..., 2]."""
-    return np.real(as_complex(q) * np.exp(1j * m * theta) * np.conj(as_complex(k) * np.exp(1j * n * theta)))
+def complex_score(q, k, m, n, omega) -> np.ndarray:
+    """Re[(q e^{i m omega}) conj(k e^{i n omega})] for pairs q, k [..., 2]."""
+    return np.real(as_complex(q) * np.exp(1j * m * omega) * np.conj(as_complex(k) * np.exp(1j * n * omega)))
 
 
 def meta_complex_rope(x, positions, base=10000.0) -> np.ndarray:
@@ -111,7 +111,7 @@ def meta_complex_rope(x, positions, base=10000.0) -> np.ndarray:
 
 @claim(
     "02.complex.score",
-    "Re[(q e^{i m theta}) conj(k e^{i n theta})] - R(m theta)q . R(n theta)k over 1000 random cases, at most",
+    "Re[(q e^{i m omega}) conj(k e^{i n omega})] - R(m omega)q . R(n omega)k over 1000 random cases, at most",
     "0",
     tolerance=1e-12,
 )
@@ -119,14 +119,14 @@ def complex_score_equals_rotated_dot():
     rng = np.random.default_rng(3)
     q, k = rng.normal(size=(2, 1000, 2))
     m, n = rng.integers(0, 64, size=(2, 1000))
-    theta = rng.uniform(0.01, 1.0, size=1000)
-    rotated = np.sum(rotate_2d(q, m * theta) * rotate_2d(k, n * theta), axis=-1)
-    return float(np.max(np.abs(complex_score(q, k, m, n, theta) - rotated)))
+    omega = rng.uniform(0.01, 1.0, size=1000)
+    rotated = np.sum(rotate_2d(q, m * omega) * rotate_2d(k, n * omega), axis=-1)
+    return float(np.max(np.abs(complex_score(q, k, m, n, omega) - rotated)))
 
 
 @claim(
     "02.complex.only_m_minus_n",
-    "q conj(k) e^{i(m-n)theta} - (q e^{i m theta}) conj(k e^{i n theta}) over the same cases, at most",
+    "q conj(k) e^{i(m-n)omega} - (q e^{i m omega}) conj(k e^{i n omega}) over the same cases, at most",
     "0",
     tolerance=1e-12,
 )
@@ -134,9 +134,9 @@ def complex_product_depends_on_m_minus_n():
     rng = np.random.default_rng(3)
     q, k = as_complex(rng.normal(size=(2, 1000, 2)))
     m, n = rng.integers(0, 64, size=(2, 1000))
-    theta = rng.uniform(0.01, 1.0, size=1000)
-    both = q * np.exp(1j * m * theta) * np.conj(k * np.exp(1j * n * theta))
-    return float(np.max(np.abs(both - q * np.conj(k) * np.exp(1j * (m - n) * theta))))
+    omega = rng.uniform(0.01, 1.0, size=1000)
+    both = q * np.exp(1j * m * omega) * np.conj(k * np.exp(1j * n * omega))
+    return float(np.max(np.abs(both - q * np.conj(k) * np.exp(1j * (m - n) * omega))))
 
 
 @claim(

@@ -132,12 +132,12 @@ def decay_roformer_bound():
     return roformer_bound(DECAY_DISTANCES, DECAY_D)
 
 
-@claim("03.decay.score_is_twice_the_sum", "All-ones q and k, d = 128, the query at 100 and the key at 100 - distance: the score is 2 * sum_i cos(distance * omega_i) (difference below 1e-9)", True)
+@claim("03.decay.score_is_twice_the_sum", "All-ones q and k, d = 128, the query at 2000 and the key at 2000 - distance: the score is 2 * sum_i cos(distance * omega_i) (difference below 1e-9)", True)
 @below(1e-9)
 def decay_score_is_twice_the_sum():
     ones = np.ones((1, DECAY_D))
-    q = rope_rotate(ones, [100])[0]
-    scores = [q @ rope_rotate(ones, [100 - delta])[0] for delta in DECAY_DISTANCES]
+    q = rope_rotate(ones, [2000])[0]
+    scores = [q @ rope_rotate(ones, [2000 - delta])[0] for delta in DECAY_DISTANCES]
     return float(np.max(np.abs(np.array(scores) - 2 * cosine_sum(DECAY_DISTANCES, DECAY_D))))
 
 

@@ -218,6 +218,14 @@ def rope_far_share():
     return far_attention_share(run_of(Config()))
 
 
+@claim("10.rope.far_share_uniform",
+       "Attention spread evenly over keys 0..t, queries t = 128..255: share on keys more than 15 back",
+       "0.91", tolerance=0.005)
+def uniform_far_share():
+    t = np.arange(128, 256)
+    return float(np.mean((t - 15) / (t + 1)))  # keys 0 .. t - 16 of the t + 1 keys 0 .. t
+
+
 @claim("10.rope.far_share_every_seed", "The same share is above 0.9 for every seed", True)
 def rope_far_share_every_seed():
     return all(far_attention_share(r) > 0.9 for r in sweep(Config()).runs)

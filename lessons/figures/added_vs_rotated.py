@@ -23,7 +23,7 @@ from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure
 ROTARY = "#1b7837"
 ADDITIVE = "#c2410c"
 TERM_COLORS = ("0.35", "#2563eb", "#9333ea", "0.65")
-TERM_LABELS = ("q.k (no position)", "q.P[n] (n only)", "P[m].k (m only)", "P[m].P[n] (n - m only)")
+TERM_LABELS = ("q.k (no position)", "q.P[n] (n only)", "P[m].k (m only)", "P[m].P[n] (distance only)")
 
 
 PLAIN = FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}")  # 1, 10, 100, 1000 on log axes

@@ -45,8 +45,8 @@ def _tick_labels(labels, n: int, name: str) -> list[str]:
 def _label_query_key_axes(ax, title: str) -> None:
     """Title a [query, key] table and name its axes."""
     ax.set_title(title)
-    ax.set_xlabel("key position (token index)")
-    ax.set_ylabel("query position (token index)")
+    ax.set_xlabel("key position")
+    ax.set_ylabel("query position")
 
 
 def _draw_heatmap(
