@@ -228,3 +228,27 @@ MAINTAINER_WORDS = re.compile(
 def test_prose_holds_no_notes_for_maintainers(path):
     found = MAINTAINER_WORDS.findall(_prose(path))
     assert not found, f"maintainer notes in {path.name}: {found}"
+
+
+# --- every notebook: one sign of the distance, one meaning of theta -------------------------
+
+ALL_ENGLISH = sorted(p for d in ("notebooks", "solutions") for p in (ROOT / d).glob("*.ipynb"))
+DISTANCE_AS_N_MINUS_M = re.compile(r"distance[\s$`(]*n\s*[-−]\s*m\b")
+THETA_AS_A_FREQUENCY = re.compile(r"e\^\{\s*i\s*[pmn]\s*\\theta\s*\}")
+
+
+@pytest.mark.parametrize("path", ALL_ENGLISH, ids=[f"{p.parent.name}/{p.name[:2]}" for p in ALL_ENGLISH])
+def test_prose_never_calls_n_minus_m_the_distance_nor_theta_a_frequency(path):
+    """The course's distance is m - n (query minus key, notebook 02) and theta is the base
+    (notebook 03); an expert read found both slips in learner prose and answers."""
+    prose = _prose(path)
+    assert not DISTANCE_AS_N_MINUS_M.findall(prose), path.name
+    assert not THETA_AS_A_FREQUENCY.findall(prose), path.name
+
+
+def test_the_two_patterns_catch_the_slips_they_guard_against():
+    assert DISTANCE_AS_N_MINUS_M.search("then depends on the distance $n - m$.")
+    assert DISTANCE_AS_N_MINUS_M.search("only the distance n − m counts")
+    assert not DISTANCE_AS_N_MINUS_M.search("the distance $m - n$ (query minus key)")
+    assert THETA_AS_A_FREQUENCY.search(r"a multiplication by $e^{ip\theta}$")
+    assert not THETA_AS_A_FREQUENCY.search(r"a multiplication by $e^{ip\omega}$")
