@@ -155,15 +155,8 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if not args.fresh:
         return _run(args)
-    before = os.environ.get(results_cache.ENV_VAR)
-    os.environ[results_cache.ENV_VAR] = results_cache.OFF
-    try:
+    with results_cache.turned_off():
         return _run(args)
-    finally:
-        if before is None:
-            os.environ.pop(results_cache.ENV_VAR, None)
-        else:
-            os.environ[results_cache.ENV_VAR] = before
 
 
 def _run(args) -> int:

@@ -25,6 +25,7 @@ computed again (and replaced), a folder that cannot be written is reported once 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import os
@@ -48,6 +49,21 @@ def cache_dir() -> Path | None:
         return Path(value).expanduser()
     base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
     return Path(base) / "lessons-rope"
+
+
+@contextlib.contextmanager
+def turned_off():
+    """Within the block, ``LESSONS_CACHE_DIR=off`` (nothing read, nothing stored); the variable
+    is restored afterwards, set or unset as it was."""
+    before = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = OFF
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = before
 
 
 def _module_file(name: str) -> Path:

@@ -679,7 +679,7 @@ def sweep(config: Config, seeds: tuple[int, ...] = SEEDS, lengths: tuple[int, ..
     return result
 
 
-CACHE_MODULE = "tiny_model"
+CACHE_MODULE = __name__.removeprefix("lessons.")  # how results_cache names this module
 
 
 def _compute_sweep(config: Config, seeds: tuple[int, ...], lengths: tuple[int, ...]) -> SweepResult:
