@@ -5,14 +5,21 @@ notebook that needs notebook 10's training does it, every later one in the same 
 that training. No run ever reads an entry an earlier run wrote, so nbval always checks the
 stored outputs against numbers this run computed. The kernels nbval starts inherit the
 variable from this process.
+
+Each run also compiles the ``lessons`` package to bytecode once, before any kernel starts.
+Python does that by itself on a first import, unless ``PYTHONDONTWRITEBYTECODE`` is set (as on
+some CI machines): then each of the suite's 30 kernels would compile the same modules again.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
+import lessons
 from lessons.results_cache import ENV_VAR
 
 _created: list[str] = []
@@ -24,6 +31,12 @@ def pytest_configure(config):
     folder = tempfile.mkdtemp(prefix="lessons-results-")
     _created.append(folder)
     os.environ[ENV_VAR] = folder
+    compile_package()
+
+
+def compile_package() -> bool:
+    """Write (or refresh) the bytecode of every module of ``lessons``; True if all compiled."""
+    return bool(compileall.compile_dir(Path(lessons.__file__).parent, quiet=1))
 
 
 def pytest_unconfigure(config):

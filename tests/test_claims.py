@@ -255,6 +255,31 @@ def test_a_listed_registry_module_that_is_missing_is_an_error():
         import_all("lessons.claims", ("nb01", "nb99"))
 
 
+def test_each_claim_module_registers_the_claims_of_its_own_notebook_only():
+    # all_claims("NN") and get("NN.x") import module nbNN alone: a claim of notebook 04
+    # registered in nb08 would be missing from 04's table. The module that registered a claim
+    # is the module its function was written in.
+    from lessons.claims import MODULES
+
+    misplaced = [(c.id, c.compute.__module__) for c in ALL
+                 if getattr(c.compute, "residual", c.compute).__module__ != f"lessons.claims.nb{c.notebook}"]
+    assert misplaced == []
+    assert sorted({c.notebook for c in ALL}) == [m.removeprefix("nb") for m in MODULES]
+
+
+def test_one_notebooks_table_imports_that_notebooks_claim_module_alone():
+    import subprocess
+    import sys
+
+    claim_07 = next(c.id for c in ALL if c.notebook == "07")
+    code = (
+        f"import sys; from lessons.claims import table, get; table('04'); get({claim_07!r}); "
+        "print(*sorted(m for m in sys.modules if m.startswith('lessons.claims.nb')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == ["lessons.claims.nb04", "lessons.claims.nb07"]
+
+
 def test_claim_functions_have_names_that_say_what_they_compute():
     unnamed = [c.id for c in all_claims() if getattr(c.compute, "residual", c.compute).__name__ == "_"]
     assert unnamed == []

@@ -301,3 +301,100 @@ def test_two_planes_draw_each_position_at_its_pair_angle():
 def test_two_planes_rejects_a_pair_outside_the_head():
     with pytest.raises(ValueError, match="pairs must be pair indices from 0 to 15 for d = 32; got 16"):
         frequencies.two_planes_figure(pairs=(0, 16), d=32)
+
+
+# ------------------------------------------------------------------ printing a figure once
+
+
+def _legend_figure():
+    from lessons.figures.style import legend_outside, new_figure
+
+    fig, axes = new_figure(1, 2)
+    for ax in axes:
+        ax.plot([0, 1, 2], [1, 0, 1], label="a line")
+        ax.set_title("a panel")
+    legend_outside(axes[1], where="below")
+    return fig
+
+
+@pytest.mark.parametrize(
+    "make", [_legend_figure, frequencies.frequency_ladder_figure, arrows.unit_circle_figure],
+    ids=["constrained-legend-below", "ladder", "unit-circle"],
+)
+def test_png_bytes_are_savefigs_bytes_from_one_draw(make, monkeypatch):
+    import io
+
+    from matplotlib.figure import Figure
+
+    from lessons.figures.style import png_bytes
+
+    draws = []
+    real_draw = Figure.draw
+    def counted_draw(self, renderer):
+        draws.append(self)
+        return real_draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted_draw)
+    saved = io.BytesIO()
+    make().savefig(saved, format="png")
+    savefig_draws, draws[:] = len(draws), []
+    fast = png_bytes(make())
+    assert fast == saved.getvalue()
+    assert len(draws) == 1
+    if make is not arrows.unit_circle_figure:  # a layout engine: savefig draws twice
+        assert savefig_draws == 2
+
+
+def test_png_bytes_at_another_dpi_is_savefigs_picture_at_that_dpi():
+    import io
+
+    from PIL import Image
+
+    from lessons.figures.style import DPI, png_bytes
+
+    saved = io.BytesIO()
+    _legend_figure().savefig(saved, format="png", dpi=2 * DPI)
+    assert png_bytes(_legend_figure(), 2 * DPI) == saved.getvalue()
+    fig = _legend_figure()
+    width, height = Image.open(io.BytesIO(png_bytes(fig))).size
+    assert (width, height) == (round(fig.get_figwidth() * DPI), round(fig.get_figheight() * DPI))
+
+
+def test_png_bytes_leaves_a_figure_without_pyplot_on_its_own_canvas():
+    from matplotlib.figure import Figure
+
+    from lessons.figures.style import png_bytes
+
+    fig = Figure(figsize=(3, 2), layout="constrained")
+    fig.add_subplot().plot([0, 1])
+    canvas = fig.canvas
+    assert png_bytes(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert fig.canvas is canvas
+
+
+def test_an_ipython_shell_shows_figures_through_png_bytes():
+    # In a shell with the inline backend, importing lessons.figures makes the PNG formatter
+    # draw each figure once; what it shows is savefig's picture, base64-encoded.
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import base64, io, matplotlib",
+        "matplotlib.use('module://matplotlib_inline.backend_inline')",
+        "from IPython.core.interactiveshell import InteractiveShell",
+        "from matplotlib_inline.backend_inline import configure_inline_support",
+        "shell = InteractiveShell.instance()",
+        "configure_inline_support(shell, 'inline')",
+        "import matplotlib.pyplot as plt",
+        "import lessons.figures",
+        "from matplotlib.figure import Figure",
+        "fig, ax = plt.subplots(layout='constrained'); ax.plot([0, 1], label='x')",
+        "fig.legend(loc='outside lower center')",
+        "shown = shell.display_formatter.formatters['image/png'](fig)",
+        "saved = io.BytesIO(); fig.savefig(saved, format='png')",
+        "print(shell.display_formatter.formatters['image/png'].lookup_by_type(Figure).__name__)",
+        "print(base64.b64decode(shown) == saved.getvalue())",
+        "print(shell.display_formatter.formatters['image/png'](plt.figure()))",
+    ])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["_inline_png", "True", "None"]

@@ -88,7 +88,8 @@ STYLE: dict[str, object] = {
 # How a notebook prints a figure. The inline backend's default, ``bbox_inches="tight"``,
 # draws every figure twice: once to find the box around everything drawn, once to render the
 # cropped picture. The course's figures fit their own canvas (constrained layout; the browser
-# check fails any text that crosses the edge), so a notebook draws each one once, at its size.
+# check fails any text that crosses the edge), so a notebook draws each one once, at its size
+# (:func:`png_bytes`).
 INLINE_PRINT_KWARGS: dict[str, object] = {"bbox_inches": None}
 
 
@@ -117,7 +118,20 @@ def _configure_inline() -> bool:
     config = InlineBackend.instance(parent=shell)
     config.print_figure_kwargs = {**config.print_figure_kwargs, **INLINE_PRINT_KWARGS}
     set_matplotlib_formats(*config.figure_formats, **config.print_figure_kwargs)
+    if set(config.figure_formats) == {"png"} and config.print_figure_kwargs == INLINE_PRINT_KWARGS:
+        from matplotlib.figure import Figure
+
+        shell.display_formatter.formatters["image/png"].for_type(Figure, _inline_png)
     return True
+
+
+def _inline_png(fig) -> str | None:
+    """What the inline backend shows for ``fig``: its PNG, base64-encoded (None for an empty figure)."""
+    import base64
+
+    if not fig.axes and not fig.lines:  # as IPython's print_figure: nothing to show
+        return None
+    return base64.b64encode(png_bytes(fig)).decode("ascii")
 
 
 def pixels(points: float, dpi: float = DPI) -> float:
@@ -380,10 +394,27 @@ def png_text_report(png: bytes) -> TextReport | None:
     return None
 
 
-def png_bytes(fig, dpi: float = DPI) -> bytes:
-    """The figure as PNG bytes (a slider's picture is redrawn into an ipywidgets Image)."""
+def png_bytes(fig, dpi: float | None = None) -> bytes:
+    """The figure as PNG bytes, at ``dpi`` (default: the figure's own).
+
+    The inline backend and the sliders' pictures come through here. ``savefig`` draws a figure
+    that has a layout engine twice (once without rendering, to place things; then for real),
+    although the engine runs inside the real draw anyway: here Agg draws it once. The bytes
+    are the same as ``savefig``'s (a test compares them).
+    """
     import io
 
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    if dpi is not None and dpi != fig.dpi:
+        fig.savefig(buffer, format="png", dpi=dpi)
+        return buffer.getvalue()
+    canvas = fig.canvas
+    agg = canvas if isinstance(canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    try:
+        agg.print_png(buffer)
+    finally:
+        if agg is not canvas:
+            fig.set_canvas(canvas)
     return buffer.getvalue()
