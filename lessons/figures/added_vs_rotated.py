@@ -12,21 +12,17 @@ Every function returns a :class:`matplotlib.figure.Figure`; the notebook cell en
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .._checks import as_float_array, as_positions
 from ..frequencies import DEFAULT_BASE
 from ..rope import rope_rotate
 from ..sinusoidal import sinusoidal_encoding
-from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure
+from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks
 
 ROTARY = "#1b7837"
 ADDITIVE = "#c2410c"
 TERM_COLORS = ("0.35", "#2563eb", "#9333ea", "0.65")
 TERM_LABELS = ("q.k (no position)", "q.P[n] (n only)", "P[m].k (m only)", "P[m].P[n] (distance only)")
-
-
-PLAIN = FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}")  # 1, 10, 100, 1000 on log axes
 
 
 def _qk(q, k):
@@ -82,8 +78,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
             arrowprops={"arrowstyle": "-", "color": ADDITIVE, "lw": 0.6, "shrinkA": 0, "shrinkB": 4},
         )
     left.set_xscale("log")
-    left.xaxis.set_minor_locator(NullLocator())
-    left.xaxis.set_major_formatter(PLAIN)
+    plain_log_ticks(left.xaxis)
     left.set_xlabel(f"start m of the query (log); key at m + {gap:g}")
     left.set_ylabel("score with positions")
     left.set_title(f"Gap fixed at {gap}: rotary stays, added moves")
@@ -91,8 +86,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
     for row, color, label in zip(terms, TERM_COLORS, TERM_LABELS, strict=True):
         right.plot(starts, row, color=color, lw=1.2 if np.ptp(row) < 1e-9 else 0.6, label=label)
     right.set_xscale("log")
-    right.xaxis.set_minor_locator(NullLocator())
-    right.xaxis.set_major_formatter(PLAIN)
+    plain_log_ticks(right.xaxis)
     right.set_xlabel("start m of the query (log)")
     right.set_ylabel("term of (q + P[m]) . (k + P[n])")
     right.set_title("Only the two cross terms move")

@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
 from .arrows import draw_arrow, plane_axes
-from .style import SMALL_FONT_SIZE, legend_outside, new_figure
+from .style import SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks
 
 
 def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
@@ -62,6 +62,7 @@ def frequency_ladder_figure(d=32, base=DEFAULT_BASE):
     ax.plot(pairs, freqs, "o", color="tab:purple", ms=5)
     ax.vlines(pairs, freqs.min() / 2, freqs, color="tab:purple", lw=1, alpha=0.5)
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
     ax.set_ylim(freqs.min() / 2, 4.0)
     ax.set_xlabel(f"pair index i (coordinates 2i, 2i+1), d = {d}")
     ax.set_ylabel("frequency (radians per position)")
@@ -95,6 +96,7 @@ def turn_count_figure(d=64, base=DEFAULT_BASE, marked=(1, 8, 16, 64, 256, 1000, 
         ax.annotate(f"{c}", (x, c), xytext=(4, 4), textcoords="offset points", fontsize=SMALL_FONT_SIZE,
                     color="tab:red")
     ax.set_xscale("log")
+    plain_log_ticks(ax.xaxis)
     ax.set_xlim(0.8, 1.3e5)
     ax.set_ylim(-1, d // 2 + 3)
     ax.set_xlabel("distance (positions, log scale)")

@@ -26,7 +26,7 @@ from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
 from .arrows import draw_arrow, plane_axes
 from .motion import K_COLOR, Q_COLOR
-from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure, png_bytes
+from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks, png_bytes
 
 TOTAL_COLOR = "darkcyan"
 PAIR_COLORS = ("tab:purple", "tab:green")
@@ -339,6 +339,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
                     color="tab:red", bbox=box, zorder=5)
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xscale("log")
+    plain_log_ticks(ax.xaxis)
     ax.set_xlim(1, max_distance)
     ax.set_ylim(-14, d // 2 + 6)
     ax.set_xlabel("distance |n - m| between query and key (positions, log scale)")

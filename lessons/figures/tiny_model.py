@@ -28,7 +28,7 @@ from ..tiny_model import (
     pair_coefficients,
     pair_score_by_distance,
 )
-from .style import legend_outside, new_figure
+from .style import legend_outside, new_figure, plain_log_ticks
 
 COLORS = {"none": "0.45", "sinusoidal": "#c2410c", "learned": "#2563eb", "rope": "#1b7837"}
 SEEN = "#fde68a"  # the distances (or positions) seen in training
@@ -50,6 +50,7 @@ def training_curves_figure(runs: dict[str, Run], *, window: int = 10):
         steps = np.arange(w, len(losses) + 1)
         ax.plot(steps, smooth, color=_method_color(method), label=METHOD_NAMES.get(method, method))
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (log scale)")
     ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}")

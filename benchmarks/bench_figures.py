@@ -1,0 +1,95 @@
+"""How long does a notebook take to print a figure? ``savefig`` against one draw (``png_bytes``).
+
+    python benchmarks/bench_figures.py              # every figure helper that needs no data, best of 5
+    python benchmarks/bench_figures.py --repeat 10
+
+A figure with a layout engine (the course's use constrained layout) is drawn twice by
+``savefig``: once without rendering, to place things, then for real, though the engine runs
+inside the real draw anyway. :func:`lessons.figures.style.png_bytes` lets Agg draw it once; a
+notebook's inline figures and the sliders' pictures come through it. For each figure the
+script prints the best CPU time of ``--repeat`` prints each way (the two taking turns, each
+on a new figure), whether the PNG bytes are the same, and the totals with their ratio.
+Times depend on the machine and on what else it is running; the ratio is the figure to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from lessons.figures import arrows, frequencies, head, layouts, motion  # noqa: E402
+from lessons.figures.style import png_bytes  # noqa: E402
+
+FIGURES = (
+    arrows.quarter_turn_figure,
+    arrows.decomposition_figure,
+    arrows.unit_circle_figure,
+    motion.key_frames_figure,
+    frequencies.cos_distance_figure,
+    frequencies.frequency_ladder_figure,
+    frequencies.turn_count_figure,
+    frequencies.two_planes_figure,
+    head.decay_figure,
+    head.two_planes_story_figure,
+    layouts.pairing_figure,
+)
+
+
+def savefig_png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def best_cpu_seconds(make, prints: dict, repeat: int) -> tuple[dict[str, float], dict[str, bytes]]:
+    """The best CPU time of each way of printing a new figure from ``make``, taking turns."""
+    best = dict.fromkeys(prints, float("inf"))
+    data: dict[str, bytes] = {}
+    for _ in range(repeat):
+        for name, print_png in prints.items():
+            fig = make()
+            start = time.process_time()
+            data[name] = print_png(fig)
+            best[name] = min(best[name], time.process_time() - start)
+            plt.close(fig)
+    return best, data
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="prints of each figure each way (the best is kept)")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1; got {args.repeat}")
+    prints = {"savefig": savefig_png, "png_bytes": png_bytes}
+    for make in FIGURES:  # warm up: fonts, the mathtext parser, first-use caches
+        plt.close(make())
+    totals = dict.fromkeys(prints, 0.0)
+    all_same = True
+    print(f"{len(FIGURES)} figures, best CPU time of {args.repeat}, {os.cpu_count()} CPU(s)")
+    print(f"  {'figure':<28} {'savefig':>9} {'png_bytes':>10}  same bytes")
+    for make in FIGURES:
+        best, data = best_cpu_seconds(make, prints, args.repeat)
+        same = data["savefig"] == data["png_bytes"]
+        all_same &= same
+        for name in prints:
+            totals[name] += best[name]
+        print(f"  {make.__name__:<28} {best['savefig']:8.3f}s {best['png_bytes']:9.3f}s  "
+              f"{'yes' if same else 'NO'}")
+    ratio = totals["png_bytes"] / totals["savefig"]
+    print(f"  {'total':<28} {totals['savefig']:8.3f}s {totals['png_bytes']:9.3f}s  "
+          f"png_bytes takes {ratio:.2f}x the time of savefig")
+    return 0 if all_same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
