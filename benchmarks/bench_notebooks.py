@@ -87,8 +87,9 @@ SUITE_PATHS = ("tests", "notebooks", "solutions")  # pyproject's testpaths
 
 
 def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
-                notebooks: list[Path] | None = None) -> int:
-    """Run the whole suite once with the floor notebooks added; print both notebook shares."""
+                notebooks: list[Path] | None = None, keep_report: Path | None = None) -> int:
+    """Run the whole suite once with the floor notebooks added; print both notebook shares and
+    each course notebook's time (the JUnit report is copied to ``keep_report`` if given)."""
     notebooks = suite_notebooks() if notebooks is None else notebooks
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
@@ -106,6 +107,7 @@ def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
         raise SystemExit(f"the suite failed (exit {run.returncode}):\n{run.stdout[-3000:]}")
     seconds: dict[str, float] = collections.defaultdict(float)
     items: dict[str, int] = collections.Counter()
+    per_notebook: dict[str, float] = collections.defaultdict(float)
     for case in ET.parse(report).getroot().iter("testcase"):
         path = case.get("file") or ""
         if not path.endswith(".ipynb"):
@@ -114,8 +116,11 @@ def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
             kind = "floor"
         else:
             kind = "course"
+            per_notebook[path] += float(case.get("time") or 0.0)
         seconds[kind] += float(case.get("time") or 0.0)
         items[kind] += 1
+    if keep_report is not None:
+        keep_report.write_bytes(report.read_bytes())
     ratio = seconds["course"] / seconds["floor"]
     print(f"the whole suite, one run: {wall:.0f} s wall, {os.cpu_count()} CPU(s), "
           f"load average {os.getloadavg()[0]:.1f} at the end")
@@ -123,6 +128,10 @@ def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
     print(f"  floor x {len(floors)} ({items['floor']} nbval items):        {seconds['floor']:7.1f} s")
     print(f"  other tests ({items['other tests']}):                  {seconds['other tests']:7.1f} s")
     print(f"  ratio: {ratio:.2f}x  (budget {BUDGET}x: {'within' if ratio <= BUDGET else 'OVER'})")
+    floor = seconds["floor"] / len(floors)
+    print(f"  each course notebook, against one floor notebook ({floor:.2f} s):")
+    for path, spent in sorted(per_notebook.items(), key=lambda item: -item[1]):
+        print(f"    {path:<52} {spent:5.2f} s  {spent / floor:4.2f}x")
     return 0
 
 
@@ -132,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="runs of each (the best is kept)")
     parser.add_argument("--suite", action="store_true",
                         help="measure inside one run of the whole test suite (takes as long as the suite)")
+    parser.add_argument("--junit", type=Path, metavar="PATH",
+                        help="with --suite: keep the run's JUnit report (every item's time) at PATH")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1; got {args.repeat}")
@@ -139,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.paths:
             parser.error("--suite measures every notebook of the suite; give no paths with it")
         with tempfile.TemporaryDirectory() as tmp:
-            return suite_share(Path(tmp))
+            return suite_share(Path(tmp), keep_report=args.junit)
+    if args.junit is not None:
+        parser.error("--junit keeps the report of a --suite run; add --suite")
     missing = [str(p) for p in args.paths if not p.is_file()]
     if missing:
         parser.error(f"no such notebook: {', '.join(missing)}")
