@@ -34,9 +34,16 @@ def pytest_configure(config):
     compile_package()
 
 
-def compile_package() -> bool:
-    """Write (or refresh) the bytecode of every module of ``lessons``; True if all compiled."""
-    return bool(compileall.compile_dir(Path(lessons.__file__).parent, quiet=1))
+def compile_package(folder: Path = Path(lessons.__file__).parent) -> bool:
+    """Write (or refresh) the bytecode of every module under ``folder`` (the ``lessons`` package).
+
+    True if all of it compiled. A folder that cannot be written (a read-only checkout) is no
+    error: the kernels then compile as they import, as they would without this step.
+    """
+    try:
+        return bool(compileall.compile_dir(folder, quiet=2))
+    except OSError:
+        return False
 
 
 def pytest_unconfigure(config):
