@@ -16,10 +16,11 @@ wall time grows with the load, CPU time much less, so the CPU ratio is the stead
 
 ``--suite`` measures the notebooks where the budget counts them: inside one run of the
 README's test command (``python -m pytest``, every test and every notebook, English and
-Chinese), with as many floor notebooks added to that same run. The share of each is the sum of
-its nbval items' times (setup, call and teardown) from pytest's JUnit report. In that run the
-results cache (``lessons.results_cache``) behaves as in any run: empty at the start, so
-notebook 10's training is paid once, by whichever test or notebook needs it first.
+Chinese), with as many floor notebooks added to that same run, one after each course
+notebook. The share of each is the sum of its nbval items' times (setup, call and teardown)
+from pytest's JUnit report. In that run the results cache (``lessons.results_cache``)
+behaves as in any run: empty at the start, so notebook 10's training is paid once, by
+whichever test or notebook needs it first.
 """
 
 from __future__ import annotations
@@ -83,13 +84,19 @@ def suite_notebooks() -> list[Path]:
                   if ".ipynb_checkpoints" not in p.parts)
 
 
-SUITE_PATHS = ("tests", "notebooks", "solutions")  # pyproject's testpaths
+# pyproject's testpaths are tests, notebooks and solutions: the tests, then every notebook of
+# suite_notebooks() (named one by one, to put a floor notebook after each).
+SUITE_TESTS = ("tests",)
 
 
-def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
+def suite_share(tmp_path: Path, tests: tuple[str, ...] = SUITE_TESTS,
                 notebooks: list[Path] | None = None, keep_report: Path | None = None) -> int:
     """Run the whole suite once with the floor notebooks added; print both notebook shares and
-    each course notebook's time (the JUnit report is copied to ``keep_report`` if given)."""
+    each course notebook's time (the JUnit report is copied to ``keep_report`` if given).
+
+    pytest runs ``tests`` first, then each course notebook followed by a floor notebook: a slow
+    spell of the machine lands on both kinds alike instead of on whichever ran then.
+    """
     notebooks = suite_notebooks() if notebooks is None else notebooks
     floor_dir = tmp_path / "floor"
     floor_dir.mkdir()
@@ -97,8 +104,9 @@ def suite_share(tmp_path: Path, paths: tuple[str, ...] = SUITE_PATHS,
     for path in floors:
         floor_notebook(path)
     report = tmp_path / "junit.xml"
+    interleaved = [str(path) for pair in zip(notebooks, floors, strict=True) for path in pair]
     cmd = [sys.executable, "-m", "pytest", "-q", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT),
-           f"--junitxml={report}", "-o", "junit_family=xunit1", *paths, *map(str, floors)]
+           f"--junitxml={report}", "-o", "junit_family=xunit1", *tests, *interleaved]
     start = time.perf_counter()
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
