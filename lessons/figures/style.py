@@ -30,7 +30,8 @@ the figure or be cut by the axes.
 How it is applied:
 
 * ``import lessons.figures`` calls :func:`apply`, which updates ``matplotlib.rcParams``
-  with :data:`STYLE` (sizes, fonts, legend defaults) and nothing else;
+  with :data:`STYLE` (sizes, fonts, legend defaults) and, inside an IPython kernel, makes the
+  inline backend print each figure with one draw, uncropped (:func:`png_bytes`);
 * a figure helper makes its figure with :func:`new_figure` (house size, dpi and
   constrained layout) and puts a legend off the data with :func:`legend_outside`;
 * :func:`text_report` draws a figure and lists every text as drawn (its size in pixels,
@@ -95,7 +96,8 @@ INLINE_PRINT_KWARGS: dict[str, object] = {"bbox_inches": None}
 
 def apply() -> None:
     """Put :data:`STYLE` into ``matplotlib.rcParams`` and, inside an IPython kernel, print
-    figures with :data:`INLINE_PRINT_KWARGS` (done once by ``import lessons.figures``)."""
+    figures with :data:`INLINE_PRINT_KWARGS` through :func:`png_bytes` (done once by
+    ``import lessons.figures``)."""
     mpl.rcParams.update(STYLE)
     _configure_inline()
 
