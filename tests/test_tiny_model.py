@@ -83,6 +83,39 @@ def test_gradient_check_catches_a_missing_rope_backward():
     assert errors["W_q"] > 0.1 and errors["W_k"] > 0.1
 
 
+def test_gradient_check_answers_equal_inputs_from_its_memo_and_changed_inputs_afresh(monkeypatch):
+    import lessons.tiny_model as tiny_model
+
+    config = small("rope")
+    tokens = random_tokens(np.random.default_rng(3), 2, 5, config.vocab)
+    params = perturbed_params(config, seed=11)
+    first = gradient_check(params, tokens, config)
+    calls = []
+    monkeypatch.setattr(tiny_model, "forward", lambda *a: calls.append(a) or forward(*a))
+    again = gradient_check({k: v.copy() for k, v in params.items()}, tokens.copy(), config)
+    assert again == first and calls == [], "equal content: the first answer, not recomputed"
+    again["W_q"] = -1.0
+    assert gradient_check(params, tokens, config) == first, "the memo hands out copies"
+    params["W_q"][0, 0] += 0.5  # new content, new check
+    changed = gradient_check(params, tokens, config)
+    assert calls and changed["W_q"] < 1e-6 and changed["W_o"] < 1e-6
+    broken = gradient_check(params, tokens, config, rope_backward=rotate)
+    assert broken["W_q"] > 0.1, "another rope_backward is another check"
+
+
+def test_far_attention_share_of_an_equal_run_is_the_first_answer(monkeypatch):
+    import lessons.tiny_model as tiny_model
+
+    config = small("rope", steps=2, batch=2)
+    run = train(config)
+    share = tiny_model.far_attention_share(run, length=32, first_query=16, sequences=2)
+    monkeypatch.setattr(tiny_model, "attention_weights", lambda *a: pytest.fail("recomputed"))
+    twin = Run(config, {k: v.copy() for k, v in run.params.items()}, run.losses, run.seconds, run.tokens_seen)
+    assert tiny_model.far_attention_share(twin, length=32, first_query=16, sequences=2) == share
+    with pytest.raises(pytest.fail.Exception, match="recomputed"):
+        tiny_model.far_attention_share(twin, length=32, first_query=16, sequences=1)
+
+
 def test_learned_rows_past_the_sequence_get_no_gradient():
     config = Config(method="learned", vocab=6, width=6, train_length=12)
     tokens = random_tokens(np.random.default_rng(3), 2, 5, config.vocab)
