@@ -11,7 +11,6 @@ whose ``xyann`` is the tail, so a test can read back exactly what was drawn.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Arc, Circle
 
@@ -22,6 +21,11 @@ from . import style
 # Sizes follow the house style (lessons.figures.style): its dpi and font sizes.
 FIGSIZE_ONE = (4.8, 4.4)
 FIGSIZE_WIDE = (6.4, 4.6)
+# Fixed room (inches) for tick labels, axis labels and titles: no layout engine runs when a
+# notebook prints these figures (lessons.figures.style.Margins).
+QUARTER_TURN_MARGINS = style.Margins(left=0.8, right=0.15, bottom=0.6, top=0.7, wspace=0.6)
+UNIT_CIRCLE_MARGINS = style.Margins(left=0.75, right=0.15, bottom=0.6, top=0.55)
+DECOMPOSITION_MARGINS = style.Margins(left=0.7, right=0.15, bottom=0.6, top=0.35)
 DPI = style.DPI
 LABEL_SIZE = style.SMALL_FONT_SIZE
 TITLE_SIZE = style.SMALL_FONT_SIZE + 1
@@ -174,7 +178,7 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
         raise ValueError(f"vectors must be a list of 2D vectors, shape (n, 2); got shape {vectors.shape}")
     n = len(vectors)
     width = min(4.3 * n, style.MAX_FIGURE_WIDTH)
-    fig, axes = plt.subplots(1, n, figsize=(width, 4.2), dpi=DPI, squeeze=False)
+    fig, axes = style.new_figure(1, n, width=width, height=4.2, margins=QUARTER_TURN_MARGINS, squeeze=False)
     for ax, v in zip(axes[0], vectors, strict=True):
         turned = rotate_2d(v, np.pi / 2)
         limit = 1.25 * max(1.0, float(np.hypot(*v)))
@@ -185,10 +189,8 @@ def quarter_turn_figure(vectors=((1.0, 0.0), (3.0, 4.0))):
         start = float(radians_to_degrees(np.arctan2(v[1], v[0])))
         ax.add_patch(Arc((0, 0), 2 * r, 2 * r, theta1=start, theta2=start + 90, color=AFTER, lw=1))
     fig.suptitle("A quarter turn (90 degrees, counter-clockwise)")
-    fig.tight_layout()
     for ax in axes[0]:
         fit_labels(ax)
-    fig.tight_layout()
     return fig
 
 
@@ -202,7 +204,7 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
     v = as_float_array(vector, "vector")
     part_a, part_b = basis_contributions(v, angle)
     total = part_a + part_b
-    fig, ax = plt.subplots(figsize=FIGSIZE_WIDE, dpi=DPI)
+    fig, ax = style.new_figure(width=FIGSIZE_WIDE[0], height=FIGSIZE_WIDE[1], margins=DECOMPOSITION_MARGINS)
     points = np.array([v, part_a, part_b, total, (0, 0)])
     low, high = points.min(axis=0) - 0.4, points.max(axis=0) + 0.4
     degrees = float(radians_to_degrees(angle))
@@ -219,9 +221,7 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
     draw_arrow(ax, origin, part_b, color=PART_B, label=f"b part\n{_point(part_b)}", gid="part_b")
     draw_arrow(ax, part_a, total, color=PART_B, linestyle="--", width=1.5, gid="part_b_moved")
     draw_arrow(ax, origin, total, color=RESULT, label=f"sum {_point(total)}", width=2.5, gid="sum")
-    fig.tight_layout()
     fit_labels(ax)
-    fig.tight_layout()
     return fig
 
 
@@ -229,7 +229,7 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     """The unit circle: the arrow at ``angle`` ends at [cos angle, sin angle] (``01``)."""
     angle = float(as_float_array(angle, "angle", min_ndim=0))
     c, s = np.cos(angle), np.sin(angle)
-    fig, ax = plt.subplots(figsize=FIGSIZE_ONE, dpi=DPI)
+    fig, ax = style.new_figure(width=FIGSIZE_ONE[0], height=FIGSIZE_ONE[1], margins=UNIT_CIRCLE_MARGINS)
     degrees = float(radians_to_degrees(angle))
     title = f"The unit circle at {degrees:.2f} degrees:\n[cos, sin] = [{c:.2f}, {s:.2f}]"
     plane_axes(ax, 1.35, title=title, circle=True)
@@ -244,7 +244,5 @@ def unit_circle_figure(angle=WORKED_ANGLE):
     ax.text(0.3 * np.cos(angle / 2), 0.3 * np.sin(angle / 2), "angle", fontsize=LABEL_SIZE - 1,
             ha="left", va="center")
     ax.plot([c], [s], "o", color=AFTER, ms=4)
-    fig.tight_layout()
     fit_labels(ax)
-    fig.tight_layout()
     return fig

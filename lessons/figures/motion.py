@@ -44,6 +44,8 @@ BAR_Y = -1.55  # where the dot-product bar sits, below the unit circle
 DPI = style.DPI
 PANEL_SIZE = (3.9, 4.8)
 FRAMES_PANEL_SIZE = (3.1, 4.1)
+# Fixed room (inches) around and between the still pictures (no layout engine at print time).
+KEY_FRAMES_MARGINS = style.Margins(left=0.55, right=0.05, bottom=0.05, top=0.3, wspace=0.6)
 TITLE_SIZE = style.SMALL_FONT_SIZE + 1
 TEXT_SIZE = style.FONT_SIZE
 SMALL_SIZE = style.SMALL_FONT_SIZE
@@ -270,7 +272,7 @@ def key_frames_figure(frames=KEY_FRAMES, *, content=CONTENT, frequency=1.0, dpi=
     n = len(frames)
     width, height = FRAMES_PANEL_SIZE
     fig, axes = style.new_figure(1, n, width=min(width * n, style.MAX_FIGURE_WIDTH), height=height, dpi=dpi,
-                                 squeeze=False)
+                                 margins=KEY_FRAMES_MARGINS, squeeze=False)
     fig.pictures = []
     for ax, (q_position, k_position, caption) in zip(axes[0], frames, strict=True):
         picture = PairPicture(ax, content=content, frequency=frequency)
