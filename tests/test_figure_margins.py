@@ -52,10 +52,13 @@ def test_margins_keep_width_ratios():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"left": -0.1, "right": 0, "bottom": 0, "top": 0}, "Margins.left must be a number of inches, 0 or more; got -0.1"),
-    ({"left": 0, "right": "1", "bottom": 0, "top": 0}, "Margins.right must be a number of inches, 0 or more; got '1'"),
+    ({"left": -0.1, "right": 0, "bottom": 0, "top": 0},
+     "Margins.left must be a number of inches, 0 or more; got -0.1"),
+    ({"left": 0, "right": "1", "bottom": 0, "top": 0},
+     "Margins.right must be a number of inches, 0 or more; got '1'"),
     ({"left": 0, "right": 0, "bottom": float("nan"), "top": 0}, "Margins.bottom must be a number of inches"),
-    ({"left": 0, "right": 0, "bottom": 0, "top": True}, "Margins.top must be a number of inches, 0 or more; got True"),
+    ({"left": 0, "right": 0, "bottom": 0, "top": True},
+     "Margins.top must be a number of inches, 0 or more; got True"),
 ])
 def test_bad_margins_are_refused_by_name(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -13,6 +13,7 @@ from lessons.claims.nb04 import same_content_dot_table  # noqa: E402
 from lessons.figures.attention import (  # noqa: E402
     attention_weights_heatmap,
     dot_table_heatmap,
+    dot_tables_side_by_side,
     shifted_dot_tables,
     swap_comparison,
 )
@@ -163,3 +164,48 @@ def test_dot_tables_side_by_side_rejects_missing_titles_and_non_square_tables():
         dot_tables_side_by_side([np.eye(2), np.eye(2)], ["a"])
     with pytest.raises(ValueError, match=r"tables\[1\] must be square .* got shape \(2, 3\)"):
         dot_tables_side_by_side([np.eye(2), np.zeros((2, 3))], ["a", "b"])
+
+
+def _swap_case(n_cases):
+    cases = ["no RoPE, original", "no RoPE, swapped", "RoPE, original", "RoPE, swapped"][:n_cases]
+    rng = np.random.default_rng(5)
+    weights = {c: rng.dirichlet(np.ones(3)) for c in cases}
+    outputs = {c: rng.normal(size=2) * 1.5 for c in cases}  # negative outputs: wider tick labels
+    rows = ["k=[1, 0]  v=[1, 0]", "k=[0, 1]  v=[0, 2]", "k=[1, 1]  v=[1, 2]"]
+    title = "Query [1, 0] at position 2 reading keys at positions 0, 1, 2: original vs swapped"
+    return swap_comparison(rows, weights, outputs, title=title)
+
+
+def _causal_weights(n):
+    weights = np.tril(np.random.default_rng(2).uniform(0.1, 1.0, size=(n, n)))
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dot_table_heatmap(same_content_dot_table(), positions=range(3), decimals=8,
+                              title="Content [1, 0] at positions 0, 1, 2: rotated q · k"),
+    lambda: dot_table_heatmap(np.eye(3), positions=[7, 8, 9]),
+    lambda: dot_table_heatmap(np.random.default_rng(0).normal(size=(4, 4)) * 300, positions=range(4000, 4004),
+                              decimals=1),
+    lambda: shifted_dot_tables(*(np.random.default_rng(0).normal(size=(12, 12)) * 20,) * 2,
+                               np.arange(12), np.arange(12) + 7, title="before and after shifting by 7"),
+    lambda: shifted_dot_tables(np.eye(4), np.eye(4), np.arange(4), np.arange(4) + 4000),
+    lambda: dot_tables_side_by_side(
+        [np.full((12, 12), 50.0), np.random.default_rng(3).normal(size=(12, 12))],
+        ["the same content at every position", "a different content at each position"],
+        positions=range(12), title="Score tables of one head (d = 64)"),
+    lambda: dot_tables_side_by_side([np.eye(3)] * 3, ["a", "b", "c"], title="three"),
+    lambda: attention_weights_heatmap(_causal_weights(5),
+                                      title="Causal attention weights with RoPE (sequence 0, head 0)"),
+    lambda: attention_weights_heatmap(_causal_weights(6)),
+    lambda: _swap_case(4),
+    lambda: _swap_case(2),
+], ids=["dot-table-04", "dot-table-shifted", "dot-table-far", "shifted-04", "shifted-far", "side-by-side-04",
+        "side-by-side-three", "weights-04", "weights-6", "swap-05", "swap-two-cases"])
+def test_attention_figures_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apart(make):
+    from lessons.figures.style import check_readable, text_report
+
+    fig = make()
+    assert fig.get_layout_engine() is None
+    check_readable(fig)
+    assert [(a.text, b.text) for a, b in text_report(fig).overlaps()] == []

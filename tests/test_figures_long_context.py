@@ -262,6 +262,24 @@ def test_figures_07_09_keep_the_house_style(name):
     _legends_outside_axes(fig)
 
 
+@pytest.mark.parametrize("make", [
+    lambda m, d: frequency_ratio_figure(m, d, FACTOR, marks={"YaRN low": 8, "YaRN high": 21}),
+    lambda m, d: frequency_ratio_figure({"Llama 3": m["Llama 3"]}, d, FACTOR, title="Llama 3: kept, blended",
+                                        marks={"first blended": 15, "last blended": 20}, mark_label_y=0.5),
+    lambda m, d: angle_coverage_figure(m, d, TRAINED, EXTENDED, ncols=2),
+    lambda m, d: angle_coverage_figure(m, d, TRAINED, EXTENDED, ncols=1),
+    lambda m, d: angle_coverage_figure({"linear": m["linear"], "YaRN": m["YaRN"]}, d, TRAINED, EXTENDED),
+], ids=["ratio", "ratio-one", "coverage", "coverage-one-column", "coverage-one-row"])
+def test_figures_09_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apart(make):
+    methods = scaled_frequencies()
+    default = methods.pop("none")
+    fig = make(methods, default)
+    assert fig.get_layout_engine() is None
+    report = check_readable(fig)
+    assert report.overlaps() == []
+    _legends_outside_axes(fig)
+
+
 def test_pairing_figure_keeps_the_house_style():
     check_readable(pairing_figure(8))
 
@@ -280,3 +298,28 @@ def test_fixed_gap_value_labels_sit_above_the_data_inside_the_axes():
         assert t.xyann[1] > top_of_data, f"label {t.get_text()} is drawn in the band above the traces"
         box = t.get_window_extent(renderer)
         assert axes_box.x0 <= box.x0 and box.x1 <= axes_box.x1, f"label {t.get_text()} stays inside the axes"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fixed_gap_figure(*seeded_qk(), marked=STARTS, gap=2, last_start=5000),
+    lambda: fixed_gap_figure(*seeded_qk(), marked=STARTS, gap=2, last_start=300),
+    lambda: fixed_gap_figure(*(0.05 * v for v in seeded_qk()), gap=7, last_start=1000),
+    lambda: norm_figure(seeded_qk()[0], last_position=200),
+    lambda: norm_figure(0.1 * seeded_qk()[0], last_position=120),
+    lambda: pairing_figure(8),
+    lambda: pairing_figure(2),
+    lambda: pairing_figure(16),
+    lambda: checks_figure(["correct", "V rotated", "mixed\nlayouts", "key rotated\ntwice", "other\nbase",
+                           "bfloat16\nangles", "full-width\nrotation", "checkpoint\nlayout", "sign\nflipped"],
+                          np.linspace(0.1, 3, 9), np.linspace(1e-16, 2, 9)),
+    lambda: checks_figure(["correct", "V rotated", "other base"], [0.0, 1.9505, 0.2479],
+                          [1e-17, 0.9788, 0.0]),
+], ids=["fixed-gap-07", "fixed-gap-300", "fixed-gap-small", "norm-07", "norm-small", "pairing-8", "pairing-2",
+        "pairing-16", "checks-08", "checks-three"])
+def test_figures_07_08_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apart(make):
+    from lessons.figures.style import text_report
+
+    fig = make()
+    assert fig.get_layout_engine() is None
+    check_readable(fig)
+    assert [(a.text, b.text) for a, b in text_report(fig).overlaps()] == []

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lessons.attention import attention  # noqa: E402
-from lessons.figures.style import check_readable  # noqa: E402
+from lessons.figures.style import check_readable, text_report  # noqa: E402
 from lessons.frequencies import pair_frequencies  # noqa: E402
 from lessons.head import (  # noqa: E402
     block_rotation_matrix,
@@ -302,6 +302,52 @@ def test_look_back_figure_shows_the_scores_and_weights_it_is_given():
     check_readable(fig)
     with pytest.raises(ValueError, match=r"one score per key: expected \(3,\), got \(2,\)"):
         look_back_figure([10, 11, 12], [1.0, 3.0], [1], [0.2], query_position=15, target=12)
+
+
+
+def _explorer_figure(lock):
+    pytest.importorskip("ipywidgets")
+    from lessons.figures.head import TwoPlanesExplorer
+
+    explorer = TwoPlanesExplorer(q_position=2, k_position=0, max_position=10)
+    if lock:  # the locked result's heading takes a second line over the bars
+        explorer.lock()
+        explorer.k_slider.value = 5
+    return explorer.figure
+
+
+def _head_figure(name):
+    from lessons.figures import head
+
+    scales = [1, 2, 4, 8, 16, 32, 64]
+    weights = [0.1308, 0.2187, 0.3779, 0.5777, 0.8127, 0.9744, 0.9997]
+    return {
+        "heatmap": lambda: head.block_matrix_heatmap(
+            block_rotation_matrix(3, 8),
+            title="R_3 of an 8-wide head: one 2 x 2 turn per pair, zeros elsewhere"),
+        "heatmap-16": lambda: head.block_matrix_heatmap(block_rotation_matrix(3, 16), decimals=2, width=9.0,
+                                                        height=7.5),
+        # the third moment of the default story puts Q and K of pair 1 on one spot, labels and all
+        "story": lambda: head.two_planes_story_figure(head.STORY[:2]),
+        "story-one": lambda: head.two_planes_story_figure([(3, 1, "one moment")]),
+        "explorer": lambda: _explorer_figure(lock=False),
+        "explorer-locked": lambda: _explorer_figure(lock=True),
+        "decay": lambda: head.decay_figure(d=128, marked=(2, 16, 256, 1024)),
+        "decay-512": lambda: head.decay_figure(d=512, marked=(2, 16)),
+        "look-back": lambda: head.look_back_figure(np.arange(16), 20 + np.arange(16.0), scales, weights,
+                                                   query_position=15, target=12),
+        "look-back-short": lambda: head.look_back_figure([10, 11, 12], [1.0, 3.0, 2.0], [1, 2], [0.2, 0.9],
+                                                         query_position=15, target=12),
+    }[name]()
+
+
+@pytest.mark.parametrize("name", ["heatmap", "heatmap-16", "story", "story-one", "explorer",
+                                  "explorer-locked", "decay", "decay-512", "look-back", "look-back-short"])
+def test_head_figures_sit_at_fixed_margins_with_their_texts_apart(name):
+    fig = _head_figure(name)
+    assert fig.get_layout_engine() is None  # nothing measures the texts when a notebook prints it
+    check_readable(fig)
+    assert [(a.text, b.text) for a, b in text_report(fig).overlaps()] == []
 
 
 # --------------------------------------------------------------------------- the notebooks that teach it

@@ -344,6 +344,37 @@ def test_figures_are_readable():
         attention_row_figure(runs["rope"], tokens, 64)
 
 
+def test_figures_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apart():
+    from lessons.figures.style import check_readable, text_report
+    from lessons.figures.tiny_model import (
+        accuracy_by_length_figure,
+        accuracy_by_position_figure,
+        attention_row_figure,
+        pairs_figure,
+        training_curves_figure,
+    )
+    from lessons.tiny_model import METHOD_NAMES, sweep
+
+    runs = {m: train(Config(method=m, steps=30)) for m in ("none", "sinusoidal", "rope")}
+    named = {METHOD_NAMES[m]: run for m, run in runs.items()}
+    results = {
+        "RoPE": sweep(Config(method="rope", steps=10), (0, 1), (16, 32, 64)),
+        "RoPE, trained at 64": sweep(Config(method="rope", steps=10, train_length=64), (0, 1), (16, 32, 64)),
+    }
+    tokens = random_tokens(np.random.default_rng(8), 1, 96, 16)[0]
+    figures = {
+        "curves": training_curves_figure(runs),
+        "by length": accuracy_by_length_figure(results, chance=1 / 16),
+        "by position": accuracy_by_position_figure(named, length=96),
+        "attention row": attention_row_figure(runs["rope"], tokens, 90, mark=(1,)),
+        "pairs": pairs_figure(runs["rope"]),
+    }
+    for name, fig in figures.items():
+        assert fig.get_layout_engine() is None, name
+        check_readable(fig)
+        assert text_report(fig).overlaps() == [], name
+
+
 def test_a_change_in_the_last_bits_of_the_start_changes_no_prediction(monkeypatch):
     """The claims of 10 state whole percentages: a run must not amplify the low-bit differences
     another BLAS would make. Perturb every initial weight by a relative 1e-12 and retrain."""

@@ -17,12 +17,17 @@ from .._checks import as_float_array, as_positions
 from ..frequencies import DEFAULT_BASE
 from ..rope import rope_rotate
 from ..sinusoidal import sinusoidal_encoding
-from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks
+from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks
 
 ROTARY = "#1b7837"
 ADDITIVE = "#c2410c"
 TERM_COLORS = ("0.35", "#2563eb", "#9333ea", "0.65")
 TERM_LABELS = ("q.k (no position)", "q.P[n] (n only)", "P[m].k (m only)", "P[m].P[n] (distance only)")
+# Fixed room (inches) for tick labels, axis labels, titles and the legends outside the axes:
+# no layout engine runs when a notebook prints these figures (lessons.figures.style.Margins).
+# The left room holds y tick labels of up to four characters ("-0.5", "-10").
+FIXED_GAP_MARGINS = Margins(left=0.65, right=0.15, bottom=1.3, top=0.28, wspace=0.8)
+NORM_MARGINS = Margins(left=0.65, right=2.0, bottom=0.5, top=0.28)
 
 
 def _qk(q, k):
@@ -58,7 +63,7 @@ def fixed_gap_figure(q, k, marked=(3, 10, 100, 4000), gap=2, last_start=5000, ba
     starts = np.arange(1, int(last_start) + 1, dtype=np.float64)
     rotary, additive, terms = sweep_scores(q, k, starts, gap, base)
     m_rotary, m_additive, _ = sweep_scores(q, k, marked, gap, base)
-    fig, (left, right) = new_figure(1, 2, width=MAX_FIGURE_WIDTH, height=4.6)
+    fig, (left, right) = new_figure(1, 2, width=MAX_FIGURE_WIDTH, height=4.6, margins=FIXED_GAP_MARGINS)
     left.plot(starts, additive, color=ADDITIVE, lw=0.6, label="added positions (sinusoidal)")
     left.plot(starts, rotary, color=ROTARY, lw=2.0, label="rotated positions (RoPE)")
     left.plot(marked, m_additive, "o", color=ADDITIVE, mec="white", ms=8, zorder=3,
@@ -105,7 +110,7 @@ def norm_figure(q, last_position=200, base=DEFAULT_BASE):
     positions = np.arange(0, int(last_position) + 1, dtype=np.float64)
     added = np.linalg.norm(q + sinusoidal_encoding(positions, q.shape[0], base), axis=1)
     rotated = np.linalg.norm(rope_rotate(np.tile(q, (len(positions), 1)), positions, base=base), axis=1)
-    fig, ax = new_figure(width=9.0, height=3.8)
+    fig, ax = new_figure(width=9.0, height=3.8, margins=NORM_MARGINS)
     ax.plot(positions, added, color=ADDITIVE, lw=1.2, label="|q + P[m]| (added)")
     ax.plot(positions, rotated, color=ROTARY, lw=2.5, label="|R(m) q| (rotated)")
     ax.axhline(float(np.linalg.norm(q)), color="0.3", lw=0.8, linestyle=":", label="|q|")

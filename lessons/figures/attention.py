@@ -18,10 +18,28 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+from .style import SMALL_FONT_SIZE, Margins, new_figure
 
 DPI = 100
 CMAP = "RdBu_r"  # negative blue, zero white, positive red: the sign of a score is visible
 MASKED_COLOR = "#d9d9d9"
+
+# The panels sit at fixed margins (inches; lessons.figures.style.Margins): no layout engine
+# runs when a notebook prints them. The room beside a heatmap follows its tick labels, whose
+# width is known before anything is drawn (the labels' characters, the colour scale's limits).
+HEATMAP_BOTTOM = 0.5      # tick labels and "key position"
+HEATMAP_TOP = 0.28        # one title
+HEATMAP_TOP_SUPTITLE = 0.56  # a figure title above the panels' titles
+LABEL_ROOM = 0.36         # "query position", its pad and the ticks, without the tick labels
+CBAR_PAD = 0.16           # heatmap to colour bar
+CBAR_WIDTH = 0.16         # the bar
+CBAR_ROOM = CBAR_PAD + CBAR_WIDTH + 0.36  # + ticks, label and its pad, without the tick labels
+SWAP_MARGINS = Margins(left=0.65, right=0.1, bottom=0.8, top=0.55, wspace=0.8)
+# Advance widths of DejaVu Sans (the house font) in ems; other characters count as 0.65 em.
+_EM = {**dict.fromkeys("0123456789", 0.636), ".": 0.318, ",": 0.318, " ": 0.318, "-": 0.361,
+       "\u2212": 0.838, "+": 0.838, "e": 0.615}
 
 
 def _as_table(values, name: str) -> np.ndarray:
@@ -85,6 +103,47 @@ def _symmetric_limit(*tables: np.ndarray) -> float:
     return limit if limit > 0 else 1.0
 
 
+def _text_inches(texts, points: float = SMALL_FONT_SIZE) -> float:
+    """The width in inches of the widest of ``texts`` in the house font at ``points`` (no drawing)."""
+    return max((sum(_EM.get(c, 0.65) for c in t) * points / 72.0 for t in texts), default=0.0)
+
+
+def _scale_labels(vmin: float, vmax: float, height: float) -> list[str]:
+    """The tick labels a colour bar ``height`` inches tall shows for ``vmin`` .. ``vmax`` (as drawn)."""
+    bins = min(9, max(1, int(height * 72.0 / (2 * SMALL_FONT_SIZE))))  # AutoLocator's own rule
+    ticks = [t for t in MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10]).tick_values(vmin, vmax)
+             if vmin - 1e-12 <= t <= vmax + 1e-12]
+    formatter = ScalarFormatter()
+    formatter.create_dummy_axis()
+    formatter.axis.set_view_interval(vmin, vmax)
+    return formatter.format_ticks(ticks)
+
+
+def _colorbar_room(vmin: float, vmax: float, height: float) -> float:
+    """Inches right of a heatmap for its colour bar, ticks and label."""
+    return CBAR_ROOM + _text_inches(_scale_labels(vmin, vmax, height))
+
+
+def _label_room(labels) -> float:
+    """Inches left of a heatmap for its row labels and "query position"."""
+    return LABEL_ROOM + _text_inches(labels)
+
+
+def _colorbar_beside(fig, axes, image, *, label: str, shrink: float = 1.0):
+    """A colour bar right of the heatmaps ``axes`` (as drawn, after their aspect), ``shrink``
+    times their height and centred on them, in an axes of its own."""
+    width, height = fig.get_size_inches()
+    boxes = []
+    for ax in axes:
+        ax.apply_aspect()
+        boxes.append(ax.get_position())
+    y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    bar = (y1 - y0) * shrink
+    cax = fig.add_axes((max(b.x1 for b in boxes) + CBAR_PAD / width, y0 + (y1 - y0 - bar) / 2,
+                        CBAR_WIDTH / width, bar))
+    return fig.colorbar(image, cax=cax, label=label)
+
+
 def dot_table_heatmap(
     table,
     positions=None,
@@ -103,13 +162,20 @@ def dot_table_heatmap(
     if table.shape[0] != table.shape[1]:
         raise ValueError(f"table must be square [T, T] (queries x keys); got shape {table.shape}")
     labels = None if positions is None else [_position_text(p) for p in positions]
-    fig, ax = plt.subplots(figsize=figsize, dpi=DPI, layout="constrained")
+    labels = _tick_labels(labels, table.shape[1], "col_labels")
+    vmax = _symmetric_limit(table)
+    width, height = figsize
+    side = height - HEATMAP_BOTTOM - HEATMAP_TOP
+    margins = Margins(left=_label_room(labels), right=_colorbar_room(-vmax, vmax, side),
+                      bottom=HEATMAP_BOTTOM, top=HEATMAP_TOP)
+    fig, ax = new_figure(width=width, height=height, margins=margins)
+    ax.set_anchor("E")  # the table next to its colour bar; spare width goes left, under the title
     image = _draw_heatmap(
         ax, table, row_labels=labels, col_labels=labels,
-        vmax=_symmetric_limit(table), annotate=annotate, decimals=decimals,
+        vmax=vmax, annotate=annotate, decimals=decimals,
     )
     _label_query_key_axes(ax, title)
-    fig.colorbar(image, ax=ax, label="dot product (no unit)")
+    _colorbar_beside(fig, [ax], image, label="dot product (no unit)")
     return fig
 
 
@@ -136,17 +202,23 @@ def shifted_dot_tables(
             f"before and after must be square tables of the same shape; got {before.shape} and {after.shape}"
         )
     vmax = _symmetric_limit(before, after)
-    fig, axes = plt.subplots(1, 2, figsize=figsize, dpi=DPI, layout="constrained")
-    panels = ((before, positions_before), (after, positions_after))
-    for ax, (table, positions) in zip(axes, panels, strict=True):
-        labels = [_position_text(p) for p in positions]
+    n = before.shape[0]
+    all_labels = [_tick_labels([_position_text(p) for p in positions], n, "col_labels")
+                  for positions in (positions_before, positions_after)]
+    width, height = figsize
+    side = height - HEATMAP_BOTTOM - HEATMAP_TOP_SUPTITLE
+    margins = Margins(left=_label_room(all_labels[0]), right=_colorbar_room(-vmax, vmax, 0.9 * side),
+                      bottom=HEATMAP_BOTTOM, top=HEATMAP_TOP_SUPTITLE,
+                      wspace=_label_room(all_labels[1]) + 0.05)
+    fig, axes = new_figure(1, 2, width=width, height=height, margins=margins)
+    for ax, table, labels in zip(axes, (before, after), all_labels, strict=True):
         image = _draw_heatmap(
             ax, table, row_labels=labels, col_labels=labels,
             vmax=vmax, annotate=annotate, decimals=decimals,
         )
         _label_query_key_axes(ax, f"positions {labels[0]} .. {labels[-1]}")
     fig.suptitle(title)
-    fig.colorbar(image, ax=axes, label="dot product (no unit)", shrink=0.9)
+    _colorbar_beside(fig, axes, image, label="dot product (no unit)", shrink=0.9)
     return fig
 
 
@@ -175,15 +247,22 @@ def dot_tables_side_by_side(
     for i, t in enumerate(tables):
         if t.shape[0] != t.shape[1]:
             raise ValueError(f"tables[{i}] must be square [T, T] (queries x keys); got shape {t.shape}")
-    fig, axes = plt.subplots(1, len(tables), figsize=figsize, dpi=DPI, layout="constrained", squeeze=False)
-    for ax, table, panel_title in zip(axes[0], tables, titles, strict=True):
-        labels = None if positions is None else [_position_text(p) for p in positions]
+    limits = [_symmetric_limit(table) for table in tables]
+    width, height = figsize
+    side = min(height - HEATMAP_BOTTOM - HEATMAP_TOP_SUPTITLE, width / len(tables) - 1.5)  # about
+    labels = None if positions is None else [_position_text(p) for p in positions]
+    label_room = max(_label_room(_tick_labels(labels, t.shape[1], "col_labels")) for t in tables)
+    bar_room = max(_colorbar_room(-v, v, side) for v in limits)
+    margins = Margins(left=label_room, right=bar_room, bottom=HEATMAP_BOTTOM, top=HEATMAP_TOP_SUPTITLE,
+                      wspace=bar_room + label_room)
+    fig, axes = new_figure(1, len(tables), width=width, height=height, margins=margins, squeeze=False)
+    for ax, table, vmax, panel_title in zip(axes[0], tables, limits, titles, strict=True):
         image = _draw_heatmap(
             ax, table, row_labels=labels, col_labels=labels,
-            vmax=_symmetric_limit(table), annotate=annotate, decimals=decimals,
+            vmax=vmax, annotate=annotate, decimals=decimals,
         )
         _label_query_key_axes(ax, panel_title)
-        fig.colorbar(image, ax=ax, label="dot product (no unit)", shrink=0.8)
+        _colorbar_beside(fig, [ax], image, label="dot product (no unit)")
     fig.suptitle(title)
     return fig
 
@@ -205,7 +284,12 @@ def attention_weights_heatmap(
     future = np.zeros(weights.shape, dtype=bool)
     future[rows, cols] = True
     shown[future & (weights == 0)] = -np.inf
-    fig, ax = plt.subplots(figsize=figsize, dpi=DPI, layout="constrained")
+    width, height = figsize
+    side = height - HEATMAP_BOTTOM - HEATMAP_TOP
+    margins = Margins(left=_label_room([str(weights.shape[0] - 1)]), right=_colorbar_room(0.0, 1.0, side),
+                      bottom=HEATMAP_BOTTOM, top=HEATMAP_TOP)
+    fig, ax = new_figure(width=width, height=height, margins=margins)
+    ax.set_anchor("E")  # the weights next to their colour bar; spare width goes left, under the title
     image = _draw_heatmap(
         ax, shown, row_labels=None, col_labels=None, vmax=1.0, annotate=True, decimals=decimals,
     )
@@ -216,7 +300,7 @@ def attention_weights_heatmap(
         if value != "masked":
             text.set_color("white" if float(value) > 0.6 else "black")
     _label_query_key_axes(ax, title)
-    fig.colorbar(image, ax=ax, label="attention weight (fraction of the read)")
+    _colorbar_beside(fig, [ax], image, label="attention weight (fraction of the read)")
     return fig
 
 
@@ -248,8 +332,8 @@ def swap_comparison(
         raise ValueError(f"each case needs one weight per row ({len(row_labels)}); got shape {w.shape}")
     if o.shape[1:] != (len(output_labels),):
         raise ValueError(f"each case needs one output per label ({len(output_labels)}); got shape {o.shape}")
-    fig, (ax_w, ax_o) = plt.subplots(
-        1, 2, figsize=figsize, dpi=DPI, layout="constrained", width_ratios=(3, 2)
+    fig, (ax_w, ax_o) = new_figure(
+        1, 2, width=figsize[0], height=figsize[1], margins=SWAP_MARGINS, width_ratios=(3, 2)
     )
     colors = ["#9ecae1", "#3182bd", "#fdae6b", "#e6550d", "#a1d99b", "#31a354"]
     width = 0.8 / len(cases)
@@ -270,7 +354,7 @@ def swap_comparison(
     ax_o.set_xlabel("output coordinate")
     ax_o.set_ylabel("value (units of V)")
     fig.legend(
-        *ax_w.get_legend_handles_labels(), loc="outside lower center", ncols=len(cases), fontsize=8
+        *ax_w.get_legend_handles_labels(), loc="lower center", ncols=len(cases), fontsize=8
     )
     fig.suptitle(title)
     return fig

@@ -16,7 +16,15 @@ import numpy as np
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
 from .arrows import draw_arrow, plane_axes
-from .style import SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks
+from .style import SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks
+
+# Fixed room (inches) for tick labels, axis labels, titles and the legend below the axes: no
+# layout engine runs when a notebook prints these figures (lessons.figures.style.Margins).
+COS_DISTANCE_MARGINS = Margins(left=0.7, right=0.2, bottom=0.8, top=0.3)
+FREQUENCY_LADDER_MARGINS = Margins(left=0.85, right=0.05, bottom=0.5, top=0.3)
+TURN_COUNT_MARGINS = Margins(left=0.6, right=0.15, bottom=0.5, top=0.3)
+TWO_PLANES_MARGINS = Margins(left=0.7, right=0.05, bottom=0.15, top=0.3, wspace=0.75)
+SUPTITLE_GAP = 0.05  # inches from the figure's top edge to its suptitle
 
 
 def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
@@ -30,7 +38,7 @@ def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
     marked = as_float_array(marked, "marked", min_ndim=0).ravel()
     x = np.linspace(0.0, max_distance, 400)
     whole = np.arange(0, int(max_distance) + 1, dtype=np.float64)
-    fig, ax = new_figure(width=8.0, height=3.6)
+    fig, ax = new_figure(width=8.0, height=3.6, margins=COS_DISTANCE_MARGINS)
     ax.plot(x, np.cos(frequency * x), color="darkcyan", lw=1.8, label="cos(frequency x distance)")
     ax.plot(whole, np.cos(frequency * whole), "o", color="darkcyan", ms=4, label="whole-number distances")
     ax.axhline(0, color="0.6", lw=0.8)
@@ -58,7 +66,7 @@ def frequency_ladder_figure(d=32, base=DEFAULT_BASE):
     d = check_width(d, "d")
     freqs = pair_frequencies(d, base)
     pairs = np.arange(len(freqs))
-    fig, ax = new_figure(width=8.0, height=4.0)
+    fig, ax = new_figure(width=8.0, height=4.0, margins=FREQUENCY_LADDER_MARGINS)
     ax.plot(pairs, freqs, "o", color="tab:purple", ms=5)
     ax.vlines(pairs, freqs.min() / 2, freqs, color="tab:purple", lw=1, alpha=0.5)
     ax.set_yscale("log")
@@ -89,7 +97,7 @@ def turn_count_figure(d=64, base=DEFAULT_BASE, marked=(1, 8, 16, 64, 256, 1000, 
     distances = np.logspace(0, 5, 600)
     counts = [pairs_under_one_turn(x, d, base) for x in distances]
     marked_counts = [pairs_under_one_turn(x, d, base) for x in marked]
-    fig, ax = new_figure(width=8.0, height=4.0)
+    fig, ax = new_figure(width=8.0, height=4.0, margins=TURN_COUNT_MARGINS)
     ax.step(distances, counts, where="post", color="tab:purple", lw=1.5)
     ax.plot(marked, marked_counts, "o", color="tab:red", ms=5)
     for x, c in zip(marked, marked_counts, strict=True):
@@ -122,7 +130,9 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
             raise ValueError(f"pairs must be pair indices from 0 to {len(freqs) - 1} for d = {d}; got {p}")
     table = angle_table(positions, freqs)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(positions)))
-    fig, axes = new_figure(1, len(pairs), width=min(4.2 * len(pairs), 10.0), height=4.6, squeeze=False)
+    height = 4.6
+    fig, axes = new_figure(1, len(pairs), width=min(4.2 * len(pairs), 10.0), height=height,
+                           margins=TWO_PLANES_MARGINS, squeeze=False)
     for ax, p in zip(axes[0], pairs, strict=True):
         plane_axes(ax, 1.35, circle=True, grid=False, title=f"pair {p}: {freqs[p]:.4f} rad per position",
                    xlabel=f"coordinate {2 * p}", ylabel=f"coordinate {2 * p + 1}")
@@ -132,5 +142,6 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
             ax.text(*(1.14 * head), f"{pos:g}", color=color, fontsize=SMALL_FONT_SIZE,
                     ha="center", va="center")
     first, last = positions[0], positions[-1]
-    fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}")
+    fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}",
+                 y=1 - SUPTITLE_GAP / height, va="top")
     return fig

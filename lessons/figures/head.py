@@ -26,10 +26,35 @@ from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
 from .arrows import draw_arrow, plane_axes
 from .motion import K_COLOR, Q_COLOR
-from .style import DPI, SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks, png_bytes
+from .style import (
+    DPI,
+    SMALL_FONT_SIZE,
+    Margins,
+    legend_outside,
+    new_figure,
+    plain_log_ticks,
+    png_bytes,
+    set_margins,
+)
 
 TOTAL_COLOR = "darkcyan"
 PAIR_COLORS = ("tab:purple", "tab:green")
+
+# Fixed room (inches) for tick labels, axis labels, titles, colour bar and legends: no layout
+# engine runs when a notebook prints these figures (lessons.figures.style.Margins).
+SUPTITLE_GAP = 0.05  # inches from the figure's top edge to its suptitle
+HEATMAP_ROOM = Margins(left=0.85, right=1.3, bottom=0.5, top=0.3)  # left: at least; right: colour bar
+COLORBAR_GAP, COLORBAR_WIDTH, COLORBAR_SHRINK = 0.28, 0.21, 0.85  # inches, inches, of the matrix's height
+# The two planes and the bars of a TwoPlanesPicture sit in columns 0, 2 and 4 of a grid whose
+# columns 1 and 3 are gaps: widths in inches (a grid has one gap for all its columns, and the
+# planes need less room between them than the bars' tick labels).
+STORY_COLUMNS = (2.28, 0.29, 2.29, 0.6, 2.85)  # of an 8.6-inch row
+STORY_MARGINS = Margins(left=0.25, right=0.04, bottom=0.28, top=0.7, hspace=0.9)
+EXPLORER_COLUMNS = (2.41, 0.29, 2.4, 0.6, 3.01)  # of a 9-inch row
+EXPLORER_MARGINS = Margins(left=0.25, right=0.04, bottom=0.28, top=0.25)
+EXPLORER_LOCKED_MARGINS = Margins(left=0.25, right=0.04, bottom=0.28, top=0.45)  # 2-line bars heading
+DECAY_MARGINS = Margins(left=0.7, right=0.05, bottom=1.15, top=0.3)
+LOOK_BACK_MARGINS = Margins(left=0.6, right=0.45, bottom=0.5, top=0.3, wspace=0.6)
 
 
 # --------------------------------------------------------------------------- R_m as a heatmap
@@ -46,7 +71,13 @@ def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, width=7.0, height=5
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"matrix must be a square 2-D table; got shape {matrix.shape}")
     d = matrix.shape[0]
-    fig, ax = new_figure(width=width, height=height)
+    room = HEATMAP_ROOM
+    side = min(height - room.bottom - room.top, width - room.left - room.right)  # the square matrix
+    if side <= 0:
+        raise ValueError(f"a {width:g} x {height:g} inch figure leaves no room for the matrix")
+    bottom = room.bottom + (height - room.bottom - room.top - side) / 2
+    fig, ax = new_figure(width=width, height=height, margins=Margins(
+        left=width - room.right - side, right=room.right, bottom=bottom, top=height - bottom - side))
     image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1)
     for (i, j), value in np.ndenumerate(matrix):
         if value != 0:
@@ -57,7 +88,10 @@ def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, width=7.0, height=5
     ax.set_xlabel("column: coordinate of the vector that goes in")
     ax.set_ylabel("row: coordinate that comes out")
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, label="entry of the matrix", shrink=0.85)
+    bar_height = COLORBAR_SHRINK * side
+    bar_left, bar_bottom = width - room.right + COLORBAR_GAP, bottom + (side - bar_height) / 2
+    cax = fig.add_axes([bar_left / width, bar_bottom / height, COLORBAR_WIDTH / width, bar_height / height])
+    fig.colorbar(image, cax=cax, label="entry of the matrix")
     return fig
 
 
@@ -198,8 +232,11 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
     frames = list(frames)
     if not frames or any(len(f) != 3 for f in frames):
         raise ValueError(f"frames must be (q_position, k_position, caption) entries; got {frames!r}")
-    fig, axes = new_figure(len(frames), 3, width=8.6, height=3.3 * len(frames), squeeze=False,
-                           width_ratios=(1, 1, 1.25))
+    import matplotlib.pyplot as plt
+
+    height = 3.3 * len(frames)
+    fig = plt.figure(figsize=(8.6, height), dpi=DPI, layout=None)
+    axes = _picture_rows(fig, len(frames), STORY_COLUMNS, STORY_MARGINS)
     fig.pictures, fig.states = [], []
     first = two_planes_state(frames[0][0], frames[0][1], frequencies=frequencies)
     for row, (q_position, k_position, caption) in zip(axes, frames, strict=True):
@@ -208,8 +245,18 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
         picture.show(state, locked=first if fig.states else None, caption=caption)
         fig.pictures.append(picture)
         fig.states.append(state)
-    fig.suptitle("Two pairs of one head, content [1, 0] in each: the score is the sum of the shares")
+    fig.suptitle("Two pairs of one head, content [1, 0] in each: the score is the sum of the shares",
+                 y=1 - SUPTITLE_GAP / height, va="top")
     return fig
+
+
+def _picture_rows(fig, nrows, columns, margins):
+    """``nrows`` rows of three axes (plane, plane, bars) placed at fixed ``margins`` (inches);
+    ``columns`` gives the widths of the five grid columns, the 2nd and 4th being gaps."""
+    grid = fig.add_gridspec(nrows, 5, width_ratios=columns)
+    axes = [[fig.add_subplot(grid[r, c]) for c in (0, 2, 4)] for r in range(nrows)]
+    set_margins(fig, margins)
+    return axes
 
 
 MOVE_ONLY_K = "move only K"
@@ -230,8 +277,8 @@ class TwoPlanesExplorer:
 
         self.frequencies = frequencies
         self.dpi = dpi
-        self.figure = Figure(figsize=(9.0, 3.7), dpi=dpi, layout="constrained")
-        axes = self.figure.subplots(1, 3, width_ratios=(1, 1, 1.25))
+        self.figure = Figure(figsize=(9.0, 3.7), dpi=dpi)
+        (axes,) = _picture_rows(self.figure, 1, EXPLORER_COLUMNS, EXPLORER_MARGINS)
         self.picture = TwoPlanesPicture(axes, frequencies=frequencies)
         layout = widgets.Layout(width="420px")
         style = {"description_width": "90px"}
@@ -284,6 +331,7 @@ class TwoPlanesExplorer:
         """Redraw for the sliders' current values; return the new state."""
         state = two_planes_state(self.q_slider.value, self.k_slider.value, frequencies=self.frequencies)
         self.picture.show(state, locked=self.locked)
+        set_margins(self.figure, EXPLORER_MARGINS if self.locked is None else EXPLORER_LOCKED_MARGINS)
         text = (f"Q at {state.q_position:g}, K at {state.k_position:g}, distance {state.distance:+g}: "
                 f"pair 0 {state.shares[0]:+.4f}, pair 1 {state.shares[1]:+.4f}, total {state.total:+.4f}")
         locked_text = "nothing locked yet"
@@ -323,7 +371,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     if np.any(marked <= 0):
         raise ValueError(f"marked must hold distances greater than 0 (a log axis); got {marked.tolist()}")
     distances = np.arange(1, int(check_positive(max_distance, "max_distance")) + 1, dtype=np.float64)
-    fig, ax = new_figure(width=9.0, height=5.0)
+    fig, ax = new_figure(width=9.0, height=5.0, margins=DECAY_MARGINS)
     ax.plot(distances, cosine_sum(distances, d, base), color="tab:blue", lw=0.6, alpha=0.85,
             label=f"sum over the {d // 2} pairs of cos(distance x omega_i): half the score of all-ones q, k")
     ax.plot(distances, roformer_bound(distances, d, base), color="tab:red", lw=2.0,
@@ -374,7 +422,8 @@ def look_back_figure(key_positions, scores, scales, target_weights, *, query_pos
             f"target_weights must hold one weight per scale: expected {scales.shape}, "
             f"got {target_weights.shape}"
         )
-    fig, (ax_s, ax_w) = new_figure(1, 2, width=9.5, height=4.4, width_ratios=(1.3, 1))
+    fig, (ax_s, ax_w) = new_figure(1, 2, width=9.5, height=4.4, width_ratios=(1.3, 1),
+                                   margins=LOOK_BACK_MARGINS)
     colors = ["tab:red" if p == target else "tab:gray" for p in key_positions]
     ax_s.bar(key_positions, scores, color=colors, edgecolor="black", linewidth=0.5)
     best = int(np.argmax(scores))

@@ -15,9 +15,15 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from .._checks import check_width
-from .style import MAX_FIGURE_WIDTH, MIN_FONT_SIZE, SMALL_FONT_SIZE, legend_outside, new_figure
+from .style import MAX_FIGURE_WIDTH, MIN_FONT_SIZE, SMALL_FONT_SIZE, Margins, legend_outside, new_figure
 
 FLOOR = 1e-16  # changes below this are drawn at this height on the log axis
+# Fixed room (inches) for tick labels, axis labels, titles and the legend below the axes: no
+# layout engine runs when a notebook prints these figures (lessons.figures.style.Margins).
+# The layout names of pairing_figure sit inside its axes; checks_figure's bottom holds tick
+# labels of two lines, the axis label and a legend of two rows.
+PAIRING_MARGINS = Margins(left=0.3, right=0.05, bottom=0.5, top=0.28)
+CHECKS_MARGINS = Margins(left=0.8, right=0.1, bottom=1.35, top=0.28)
 
 
 def pair_of(d, layout: str) -> np.ndarray:
@@ -38,7 +44,8 @@ def pairing_figure(d=8):
     """
     d = check_width(d, "d")
     cmap = plt.get_cmap("tab10" if d // 2 <= 10 else "viridis", d // 2)
-    fig, ax = new_figure(width=min(MAX_FIGURE_WIDTH, max(7.0, 0.9 * d + 2.5)), height=3.0)
+    fig, ax = new_figure(width=min(MAX_FIGURE_WIDTH, max(7.0, 0.9 * d + 2.5)), height=3.0,
+                         margins=PAIRING_MARGINS)
     for row, layout in enumerate(("interleaved", "split_half")):
         y = 1.3 * (1 - row)
         for j, p in enumerate(pair_of(d, layout)):
@@ -77,7 +84,7 @@ def checks_figure(names: Sequence[str], against_reference, shift_change):
             f"got shapes {ref.shape} and {shift.shape}"
         )
     x = np.arange(len(names))
-    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=5.0)
+    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=5.0, margins=CHECKS_MARGINS)
     ref_label, shift_label = "change against a reference table", "change when all positions shift by 5"
     ax.bar(x - 0.2, np.maximum(ref, FLOOR), width=0.4, color="#7c3aed", label=ref_label)
     ax.bar(x + 0.2, np.maximum(shift, FLOOR), width=0.4, color="#0d9488", label=shift_label)

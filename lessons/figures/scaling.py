@@ -17,12 +17,31 @@ import numpy as np
 
 from .._checks import check_positive
 from ..scaling import angle_range, unseen_angle_pairs
-from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, legend_outside, new_figure, plain_log_ticks
+from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks
 
 TRAINED = "0.55"
 UNSCALED = "#dc2626"
 SCALED = "#2563eb"
 COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#a16207", "#0891b2")
+
+
+# Fixed margins (inches) instead of a layout engine: the panels sit where constrained layout put
+# them, and printing measures no text. A row of panels needs 0.3 in above it (title) and 0.5 in
+# below (tick labels, x label); the left margin holds tick labels up to "100000" and the y label.
+COVERAGE_MARGINS = Margins(left=0.85, right=0.1, bottom=1.05, top=0.3, wspace=0.9, hspace=0.75)
+RATIO_MARGINS = dict(left=0.6, bottom=0.5, top=0.3)
+
+
+def _right_legend_margin(labels, figure_width: float, left: float) -> float:
+    """The right margin (inches) that holds :func:`legend_outside`'s legend of ``labels`` on the
+    right of one axes: the gap of 2% of the axes, the legend's frame, handle and longest label."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size=SMALL_FONT_SIZE)
+    text = max(text_to_path.get_text_width_height_descent(str(s), font, ismath=False)[0] for s in labels)
+    legend = (text + 3.6 * SMALL_FONT_SIZE) / 72  # borderpad 0.4 x 2, handle 2.0, handle gap 0.8 (em)
+    return (0.02 * (figure_width - left) + legend + 0.06) / 1.02
 
 
 def _frequencies(methods: Mapping, n_pairs: int | None = None) -> dict[str, np.ndarray]:
@@ -54,7 +73,8 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
     n = len(freqs)
     ncols = min(ncols, n)
     nrows = -(-n // ncols)
-    fig, axes = new_figure(nrows, ncols, width=MAX_FIGURE_WIDTH, height=3.3 * nrows + 0.9, squeeze=False)
+    fig, axes = new_figure(nrows, ncols, width=MAX_FIGURE_WIDTH, height=3.3 * nrows + 0.9, squeeze=False,
+                           margins=COVERAGE_MARGINS)
     pairs = np.arange(trained_inv.shape[0])
     for ax, (name, inv) in zip(axes.flat, freqs.items(), strict=False):
         unseen = unseen_angle_pairs(trained_inv, trained_length, inv, length)
@@ -71,12 +91,14 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
         plain_log_ticks(ax.yaxis)  # 0.1, 1, ..., 10000: as clear as powers of ten, much faster
         ax.set_xlabel("pair i (0 = fastest)")
         ax.set_ylabel("angle range (rad, log)")
-        ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles")
+        # y=1.0: the title where matplotlib would put it (no ticks on top), without measuring
+        # every tick label of the panel again at each print to check that.
+        ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles", y=1.0)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    # One legend for all panels, under them: the panels stay free of it.
+    # One legend for all panels, under them (in the bottom margin): the panels stay free of it.
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=SMALL_FONT_SIZE)
+    fig.legend(handles, labels, loc="lower center", ncols=3, fontsize=SMALL_FONT_SIZE)
     return fig
 
 
@@ -95,7 +117,8 @@ def frequency_ratio_figure(
     freqs = _frequencies(methods, default.shape[0])
     factor = check_positive(factor, "factor")
     pairs = np.arange(default.shape[0])
-    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=4.4)
+    right = _right_legend_margin(freqs, MAX_FIGURE_WIDTH, RATIO_MARGINS["left"])
+    fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=4.4, margins=Margins(right=right, **RATIO_MARGINS))
     for (name, inv), color in zip(freqs.items(), COLORS * 3, strict=False):
         ax.plot(pairs, inv / default, "o-", color=color, ms=3, lw=1.4, label=name)
     ax.axhline(1.0, color="0.3", lw=0.8, linestyle=":")
@@ -112,6 +135,6 @@ def frequency_ratio_figure(
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("pair i (0 = fastest)")
     ax.set_ylabel("scaled frequency / default frequency")
-    ax.set_title(title or "How much each method slows each pair")
+    ax.set_title(title or "How much each method slows each pair", y=1.0)  # placed: nothing measured
     legend_outside(ax, where="right")
     return fig

@@ -28,21 +28,35 @@ from ..tiny_model import (
     pair_coefficients,
     pair_score_by_distance,
 )
-from .style import legend_outside, new_figure, plain_log_ticks
+from .scaling import _right_legend_margin
+from .style import FIGURE_WIDTH, Margins, legend_outside, new_figure, plain_log_ticks
 
 COLORS = {"none": "0.45", "sinusoidal": "#c2410c", "learned": "#2563eb", "rope": "#1b7837"}
 SEEN = "#fde68a"  # the distances (or positions) seen in training
+
+# Fixed margins (inches) instead of a layout engine, where constrained layout put the panels:
+# 0.3 in above for the title, 0.5 in below for tick labels and x label; the left margin holds
+# the y label and tick labels a digit longer than the notebook's. A legend on the right gets a
+# right margin as wide as its longest label needs (_right_legend_margin).
+LEFT, BOTTOM, TOP = 0.7, 0.5, 0.3
 
 
 def _method_color(method: str) -> str:
     return COLORS.get(method, "0.2")
 
 
+def _legend_margins(labels, *, left: float = LEFT, bottom: float = BOTTOM) -> Margins:
+    """Fixed margins for one axes, with room on the right for :func:`legend_outside` of ``labels``."""
+    right = _right_legend_margin(labels, FIGURE_WIDTH, left)
+    return Margins(left=left, right=right, bottom=bottom, top=TOP)
+
+
 def training_curves_figure(runs: dict[str, Run], *, window: int = 10):
     """The loss per step of each run (a running mean over ``window`` steps), log scale."""
     if not runs:
         raise ValueError("runs must name at least one run")
-    fig, ax = new_figure(height=3.8)
+    labels = [METHOD_NAMES.get(method, method) for method in runs]
+    fig, ax = new_figure(height=3.8, margins=_legend_margins(labels))
     for method, run in runs.items():
         losses = run.losses
         w = min(window, len(losses))
@@ -53,7 +67,8 @@ def training_curves_figure(runs: dict[str, Run], *, window: int = 10):
     plain_log_ticks(ax.yaxis)
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (log scale)")
-    ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}")
+    # y=1.0 places each title where matplotlib would (no ticks on top) without measuring the ticks
+    ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}", y=1.0)
     legend_outside(ax)
     return fig
 
@@ -64,7 +79,7 @@ def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float 
         raise ValueError("results must name at least one sweep")
     names = list(results)
     lengths = next(iter(results.values())).lengths
-    fig, ax = new_figure(height=3.8)
+    fig, ax = new_figure(height=3.8, margins=_legend_margins(names, left=0.65, bottom=0.3))  # no x label
     width = 0.8 / len(names)
     x = np.arange(len(lengths))
     for j, name in enumerate(names):
@@ -81,7 +96,7 @@ def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float 
     ax.set_xticks(x, [f"length {n}" for n in lengths])
     ax.set_ylim(0, 105)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Median over seeds (bars) and lowest to highest seed (whiskers)")
+    ax.set_title("Median over seeds (bars) and lowest to highest seed (whiskers)", y=1.0)
     legend_outside(ax)
     return fig
 
@@ -91,7 +106,7 @@ def accuracy_by_position_figure(runs: dict[str, Run], *, length: int = 256, wind
     ``window`` neighbouring positions; the trained positions are shaded."""
     if not runs:
         raise ValueError("runs must name at least one run")
-    fig, ax = new_figure(height=3.8)
+    fig, ax = new_figure(height=3.8, margins=_legend_margins(runs, left=0.65))  # y ticks 0 .. 100
     trained = max(r.config.table_rows for r in runs.values())
     ax.axvspan(0, trained - 1, color=SEEN, alpha=0.6, lw=0)
     ax.text(trained + 2, 103, f"positions 0..{trained - 1} seen in training", fontsize=10, va="top")
@@ -105,7 +120,7 @@ def accuracy_by_position_figure(runs: dict[str, Run], *, length: int = 256, wind
     ax.set_ylim(0, 105)
     ax.set_xlabel(f"position in a sequence of length {length}")
     ax.set_ylabel(f"accuracy (%), mean of {window} positions")
-    ax.set_title("Where each method stops working")
+    ax.set_title("Where each method stops working", y=1.0)
     legend_outside(ax)
     return fig
 
@@ -119,7 +134,7 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
         raise ValueError(f"query must be a position in 0..{len(tokens) - 1}; got {query}")
     weights = attention_weights(run, tokens[None, : query + 1])[0, query]
     distances = query - np.arange(query + 1)
-    fig, ax = new_figure(height=3.6)
+    fig, ax = new_figure(height=3.6, margins=Margins(left=0.75, right=0.15, bottom=BOTTOM, top=TOP))
     seen = run.config.table_rows - 1
     ax.axvspan(0, seen, color=SEEN, alpha=0.6, lw=0)
     ax.text(seen + 2, 0.97, f"distances 0..{seen} seen in training", fontsize=10, va="top",
@@ -132,7 +147,7 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
     ax.set_ylim(0, max(0.05, 1.2 * float(weights.max())))
     ax.set_xlabel("distance back from the query (query position minus key position)")
     ax.set_ylabel("attention weight")
-    ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}")
+    ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}", y=1.0)
     return fig
 
 
@@ -143,13 +158,15 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
     c = pair_coefficients(run)
     built = look_back_coefficients(run.config)
     pairs = np.arange(len(c))
-    fig, (left, right) = new_figure(1, 2, width=10.0, height=4.0, width_ratios=[1, 2.2])
+    # the bottom margin holds the x labels and the legends under the panels
+    margins = Margins(left=0.7, right=0.1, bottom=0.85, top=TOP, wspace=0.8)
+    fig, (left, right) = new_figure(1, 2, width=10.0, height=4.0, width_ratios=[1, 2.2], margins=margins)
     left.bar(pairs - 0.2, np.abs(c) / np.abs(c).sum(), 0.4, color=_method_color("rope"), label="trained")
     left.bar(pairs + 0.2, np.abs(built) / np.abs(built).sum(), 0.4, color="0.6", label="built by hand")
     left.set_xticks(pairs)
     left.set_xlabel("pair i (0 = fastest)")
     left.set_ylabel("share of the amplitude")
-    left.set_title("How much each pair counts")
+    left.set_title("How much each pair counts", y=1.0)
     legend_outside(left, where="below")
 
     distances = np.arange(max_distance + 1)
@@ -167,7 +184,7 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
         right.annotate(f"{d} back", (d, total[d]), xytext=(4, 8), textcoords="offset points", fontsize=10)
     right.set_xlabel("distance back (query position minus key position)")
     right.set_ylabel("score, averaged over tokens")
-    right.set_title(f"Scores by distance (shaded: seen in training, 0..{seen})")
+    right.set_title(f"Scores by distance (shaded: seen in training, 0..{seen})", y=1.0)
     legend_outside(right, where="below")
     return fig
 
