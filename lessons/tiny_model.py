@@ -605,29 +605,45 @@ def pair_score_by_distance(run: Run, distances) -> np.ndarray:
     """RoPE head: the score (before the softmax) against the distance back, averaged over tokens.
 
     For pair i the score of a query token a and a key token b at distance Delta is
-    Re(q_i(a) conj(k_i(b)) e^{i Delta omega_i}) / sqrt(d); the average over all a, b uses
-    c_i = mean_a q_i(a) * conj(mean_b k_i(b)). Returns [len(distances), d/2]: one column per
-    pair; their sum over pairs is the average score profile.
+    Re(q_i(a) conj(k_i(b)) e^{i Delta omega_i}) / sqrt(d). At a distance of 1 or more the key
+    is another token, drawn independently of the query's, so the average over all a, b uses
+    c_i = mean_a q_i(a) * conj(mean_b k_i(b)) (:func:`pair_coefficients`). At distance 0 the
+    key is the query's own token, and the average is over a alone:
+    mean_a q_i(a) * conj(k_i(a)) (:func:`own_token_coefficients`). Returns
+    [len(distances), d/2]: one column per pair; their sum over pairs is the average score
+    profile.
     """
-    c = pair_coefficients(run)
-    omega = pair_frequencies(run.config.width, run.config.base)
     delta = np.asarray(distances, dtype=np.float64)
-    return np.real(c[None, :] * np.exp(1j * delta[:, None] * omega[None, :])) / np.sqrt(run.config.width)
+    c = np.where(delta[:, None] == 0, own_token_coefficients(run)[None, :], pair_coefficients(run)[None, :])
+    omega = pair_frequencies(run.config.width, run.config.base)
+    return np.real(c * np.exp(1j * delta[:, None] * omega[None, :])) / np.sqrt(run.config.width)
+
+
+def _pair_parts(run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """Each token's query and key, pair i read as a complex number: two [V, d/2] arrays."""
+    if run.config.method != "rope":
+        raise ValueError(f"pair coefficients need a RoPE run; got method {run.config.method!r}")
+    Wq, Wk = run.params["W_q"], run.params["W_k"]
+    return Wq[:, 0::2] + 1j * Wq[:, 1::2], Wk[:, 0::2] + 1j * Wk[:, 1::2]
 
 
 def pair_coefficients(run: Run) -> np.ndarray:
     """c_i = mean over query tokens of q_i times the conjugate of the mean key k_i (complex, [d/2]).
 
-    A pair's score at distance Delta is Re(c_i e^{i Delta omega_i}): |c_i| is how much the
-    pair contributes, and the angle of c_i where it peaks. The hand-built look-back head of
-    ``05`` has c_i = e^{-i D omega_i} in every pair: a peak at Delta = D in every pair.
+    A pair's score at a distance Delta of 1 or more (the key another token than the query's,
+    drawn independently) is Re(c_i e^{i Delta omega_i}), averaged over tokens: |c_i| is how
+    much the pair contributes, and the angle of c_i where it peaks. The hand-built look-back
+    head of ``05`` has c_i = e^{-i D omega_i} in every pair: a peak at Delta = D in every pair.
     """
-    if run.config.method != "rope":
-        raise ValueError(f"pair coefficients need a RoPE run; got method {run.config.method!r}")
-    Wq, Wk = run.params["W_q"], run.params["W_k"]
-    zq = Wq[:, 0::2] + 1j * Wq[:, 1::2]
-    zk = Wk[:, 0::2] + 1j * Wk[:, 1::2]
+    zq, zk = _pair_parts(run)
     return zq.mean(axis=0) * np.conj(zk.mean(axis=0))
+
+
+def own_token_coefficients(run: Run) -> np.ndarray:
+    """mean over tokens a of q_i(a) times the conjugate of k_i(a) (complex, [d/2]): a pair's
+    average score at distance 0, where the key is the query's own token, is its real part."""
+    zq, zk = _pair_parts(run)
+    return (zq * np.conj(zk)).mean(axis=0)
 
 
 def look_back_coefficients(config: Config) -> np.ndarray:

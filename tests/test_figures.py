@@ -194,7 +194,7 @@ def test_animation_html_shows_a_still_frame_and_a_note_where_scripts_do_not_run(
     img = re.search(r'<img src="(data:image/png;base64,[^"]+)"', static)
     assert img is not None
     assert base64.b64decode(img.group(1).split(",", 1)[1]).startswith(b"\x89PNG")
-    assert "run this cell" in static
+    assert "run the notebook from the top" in static
     # The script carries the whole player, with frame 0 equal to the still picture.
     assert script.count("</script>") == 1 and script.rstrip().endswith("</script>")
     literal = re.search(r"box\.innerHTML = (\".*\");\n", script).group(1)

@@ -97,7 +97,7 @@ def test_the_committed_animation_shows_no_controls_where_its_script_cannot_run()
     static = re.sub(r"<script>.*?</script>", "", players[0], flags=re.S)
     assert "<button" not in static and "<input" not in static
     assert re.search(r'<img src="data:image/png;base64,', static)
-    assert "To play it, run this cell" in static
+    assert "To play it, run the notebook from the top" in static
 
 
 def test_describe_positions_writes_fractional_positions_and_refuses_text():

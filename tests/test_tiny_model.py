@@ -24,6 +24,7 @@ from lessons.tiny_model import (  # noqa: E402
     init_params,
     look_back_coefficients,
     loss_and_grads,
+    own_token_coefficients,
     pair_coefficients,
     pair_score_by_distance,
     peak_distance,
@@ -195,6 +196,8 @@ def test_hand_built_head_has_the_look_back_coefficients_and_peaks_D_back(D):
 
 
 def test_pair_scores_are_the_token_averaged_attention_scores():
+    """From distance 1 on the key is another token, drawn independently: the average is over
+    every (query token, key token); at distance 0 the key is the query's own token."""
     config = Config(method="rope", vocab=5, width=6)
     params = perturbed_params(config)
     run = Run(config, params, np.zeros(0), 0.0, 0)
@@ -203,7 +206,14 @@ def test_pair_scores_are_the_token_averaged_attention_scores():
     for delta, expected in zip(distances, total, strict=True):
         q = rope_rotate(params["W_q"][:, None, :], [m])[:, 0]  # every query token at m
         k = rope_rotate(params["W_k"][:, None, :], [m - delta])[:, 0]  # every key token at m - delta
-        assert np.mean(q @ k.T) / np.sqrt(config.width) == pytest.approx(expected, abs=1e-12)
+        scores = q @ k.T / np.sqrt(config.width)  # [query token, key token]
+        average = np.mean(np.diag(scores)) if delta == 0 else np.mean(scores)
+        assert average == pytest.approx(expected, abs=1e-12)
+    # the two averages differ at distance 0 for these weights: the own-token one is not a special case
+    every_pair = pair_coefficients(run).real.sum() / np.sqrt(config.width)
+    assert abs(total[0] - every_pair) > 1e-3
+    np.testing.assert_allclose(own_token_coefficients(run).real.sum() / np.sqrt(config.width), total[0],
+                               atol=1e-12)
 
 
 # --------------------------------------------------------------------------- training

@@ -803,7 +803,7 @@ def check_notebook(browser, lab: Lab, path: Path, report: Report, shots: Path, t
         check_images(page, report, nb, "opened untrusted", stored["images"])
         check_errors(page, report, nb, "opened untrusted", stored["raises"])
         if stored["widgets"]:
-            fallback = page.locator(".jp-OutputArea-output", has_text="run the cell in a live notebook")
+            fallback = page.locator(".jp-OutputArea-output", has_text="from the top to use them")
             report.check(nb, "opened untrusted: widget shows its text fallback", fallback.count() >= 1)
         if stored["animations"]:
             anim = page.locator(".jp-OutputArea-output").filter(has=page.locator(".animation")).first

@@ -412,6 +412,18 @@ def pitfall6_bf16_4090_4112():
     return bool(np.all(to_bfloat16(np.arange(4090, 4113)) == 4096))
 
 
+@claim("08.pitfall6.bf16_spacing", "Gap between neighbouring bfloat16 values just below and just above 4096", ("16", "32"), tolerance=0)
+def pitfall6_bf16_spacing():
+    values = np.unique(to_bfloat16(np.arange(3900.0, 4300.0)))
+    return int(np.diff(values[values <= 4096])[-1]), int(np.diff(values[values >= 4096])[0])
+
+
+@claim("08.pitfall6.bf16_first_inexact", "The first integer bfloat16 cannot hold exactly (every integer up to 256 it holds)", 257, tolerance=0)
+def pitfall6_bf16_first_inexact():
+    n = np.arange(1.0, 1025.0)
+    return int(n[to_bfloat16(n) != n][0])
+
+
 @claim("08.pitfall6.cos", "cos(4100) and cos(bfloat16(4100))", ("-0.97554988", "0.80399061"))
 def pitfall6_cos():
     return np.cos(4100.0), np.cos(float(to_bfloat16(4100.0)))

@@ -129,7 +129,7 @@ def unseen_dynamic():
     return unseen_count("dynamic NTK")
 
 
-@claim("09.base_change.scores", "NTK-aware base: largest change of the seeded d = 64 score over distances 0-16", "2.9945")
+@claim("09.base_change.scores", "NTK-aware base: largest change of the seeded d = 64 score, query at 0 and key at 0-16 (distances 0 to -16)", "2.9945")
 def base_change_scores():
     q, k = seeded_qk()
     new_base = ntk_aware_base(D, FACTOR)
@@ -208,7 +208,7 @@ def short_distance_change(inv_freq, factor=1.0, distances=range(17), contents=No
     return float(np.max(np.abs(scores(inv_freq, factor) - scores(pair_frequencies(D, BASE), 1.0))))
 
 
-@claim("09.short.changes", "d 64, s 4, distances 0-16: largest score change for linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("11.4", "2.99", "0.39", "2.40", "0.27"))
+@claim("09.short.changes", "d 64, s 4, query at 0 and key at 0-16 (distances 0 to -16): largest score change for linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("11.4", "2.99", "0.39", "2.40", "0.27"))
 def short_changes():
     f = scaled_frequencies()
     inv, factor = yarn_frequencies(D, FACTOR, TRAINED)
@@ -278,7 +278,7 @@ def longrope_short_prompt():
     return float(np.max(np.abs(short - f["none"])))
 
 
-@claim("09.short.changes_keys_before", "... the same with the key at 0 and the query at 0-16 (keys before the query): linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("6.80", "3.87", "0.40", "1.57", "0.27"))
+@claim("09.short.changes_keys_before", "... the same with the key at 0 and the query at 0-16 (keys before the query, distances 0 to 16): linear, NTK-aware, YaRN frequencies, YaRN with its factor, Llama 3", ("6.80", "3.87", "0.40", "1.57", "0.27"))
 def short_changes_keys_before():
     f = scaled_frequencies()
     inv, factor = yarn_frequencies(D, FACTOR, TRAINED)

@@ -350,7 +350,7 @@ class TwoPlanesExplorer:
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/plain"] = (
             "Sliders for the Q and K positions of a two-pair head "
-            "(run the cell in a live notebook to use them)"
+            "(run the notebook from the top to use them)"
         )
         return bundle
 

@@ -163,8 +163,8 @@ STORY: tuple[tuple[float, float, str], ...] = (
     (4.0, 3.0, "both moved by 3: same dot"),
     (4.0, 3.0, "both moved by 3: same dot"),
     *((4.0, 3.0 - s, "K alone moves back") for s in (0.25, 0.5, 0.75)),
-    (4.0, 2.0, "K at 2: the dot falls below 0"),
-    (4.0, 2.0, "K at 2: the dot falls below 0"),
+    (4.0, 2.0, "K at 2: the dot is below 0"),
+    (4.0, 2.0, "K at 2: the dot is below 0"),
 )
 
 KEY_FRAMES: tuple[tuple[float, float, str], ...] = (
@@ -213,8 +213,8 @@ def moving_animation(frames=STORY, *, interval=600, dpi=DPI, content=CONTENT, fr
 # What a reader sees where the player's script cannot run (a notebook opened untrusted, a
 # static rendering without JavaScript): the first picture and how to make it play.
 STILL_NOTE = (
-    "This is the first picture of an animation. To play it, run this cell "
-    "(click in it and press Shift+Enter); the three still pictures below tell the same story."
+    "This is the first picture of an animation. To play it, run the notebook from the top "
+    "(Run > Run All Cells); the three still pictures below tell the same story."
 )
 
 
@@ -325,5 +325,5 @@ class PositionExplorer:
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["text/plain"] = "Sliders for the Q and K positions (run the cell in a live notebook to use them)"
+        data["text/plain"] = "Sliders for the Q and K positions (run the notebook from the top to use them)"
         return bundle
