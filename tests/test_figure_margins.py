@@ -111,3 +111,19 @@ def test_figures_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apar
     assert fig.get_layout_engine() is None
     report = check_readable(fig)
     assert report.overlaps() == []
+
+
+def test_text_inches_is_the_width_agg_draws_and_takes_the_widest():
+    from lessons.figures.style import SMALL_FONT_SIZE, text_inches
+
+    fig = plt.figure(figsize=(6, 2), dpi=100)
+    renderer = fig.canvas.get_renderer()
+    texts = ["0.75", "\u22121.00", "query position"]
+    drawn = [fig.text(0.1, 0.5, t, fontsize=SMALL_FONT_SIZE).get_window_extent(renderer).width / 100
+             for t in texts]
+    for t, width in zip(texts, drawn, strict=True):
+        assert text_inches([t]) == pytest.approx(width, abs=0.02), t
+    assert text_inches(texts) == pytest.approx(max(drawn), abs=0.02)
+    assert text_inches(["1"], points=20) == pytest.approx(2 * text_inches(["1"], points=10), rel=0.05)
+    assert text_inches([]) == 0.0
+    plt.close(fig)

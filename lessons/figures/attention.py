@@ -20,7 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from .style import SMALL_FONT_SIZE, Margins, new_figure
+from .style import SMALL_FONT_SIZE, Margins, new_figure, text_inches
 
 DPI = 100
 CMAP = "RdBu_r"  # negative blue, zero white, positive red: the sign of a score is visible
@@ -37,9 +37,6 @@ CBAR_PAD = 0.16           # heatmap to colour bar
 CBAR_WIDTH = 0.16         # the bar
 CBAR_ROOM = CBAR_PAD + CBAR_WIDTH + 0.36  # + ticks, label and its pad, without the tick labels
 SWAP_MARGINS = Margins(left=0.65, right=0.1, bottom=0.8, top=0.55, wspace=0.8)
-# Advance widths of DejaVu Sans (the house font) in ems; other characters count as 0.65 em.
-_EM = {**dict.fromkeys("0123456789", 0.636), ".": 0.318, ",": 0.318, " ": 0.318, "-": 0.361,
-       "\u2212": 0.838, "+": 0.838, "e": 0.615}
 
 
 def _as_table(values, name: str) -> np.ndarray:
@@ -103,11 +100,6 @@ def _symmetric_limit(*tables: np.ndarray) -> float:
     return limit if limit > 0 else 1.0
 
 
-def _text_inches(texts, points: float = SMALL_FONT_SIZE) -> float:
-    """The width in inches of the widest of ``texts`` in the house font at ``points`` (no drawing)."""
-    return max((sum(_EM.get(c, 0.65) for c in t) * points / 72.0 for t in texts), default=0.0)
-
-
 def _scale_labels(vmin: float, vmax: float, height: float) -> list[str]:
     """The tick labels a colour bar ``height`` inches tall shows for ``vmin`` .. ``vmax`` (as drawn)."""
     bins = min(9, max(1, int(height * 72.0 / (2 * SMALL_FONT_SIZE))))  # AutoLocator's own rule
@@ -121,12 +113,12 @@ def _scale_labels(vmin: float, vmax: float, height: float) -> list[str]:
 
 def _colorbar_room(vmin: float, vmax: float, height: float) -> float:
     """Inches right of a heatmap for its colour bar, ticks and label."""
-    return CBAR_ROOM + _text_inches(_scale_labels(vmin, vmax, height))
+    return CBAR_ROOM + text_inches(_scale_labels(vmin, vmax, height))
 
 
 def _label_room(labels) -> float:
     """Inches left of a heatmap for its row labels and "query position"."""
-    return LABEL_ROOM + _text_inches(labels)
+    return LABEL_ROOM + text_inches(labels)
 
 
 def _colorbar_beside(fig, axes, image, *, label: str, shrink: float = 1.0):

@@ -17,7 +17,15 @@ import numpy as np
 
 from .._checks import check_positive
 from ..scaling import angle_range, unseen_angle_pairs
-from .style import MAX_FIGURE_WIDTH, SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks
+from .style import (
+    MAX_FIGURE_WIDTH,
+    SMALL_FONT_SIZE,
+    Margins,
+    legend_outside,
+    new_figure,
+    plain_log_ticks,
+    right_legend_margin,
+)
 
 TRAINED = "0.55"
 UNSCALED = "#dc2626"
@@ -30,18 +38,6 @@ COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#a16207", "#0891b2")
 # below (tick labels, x label); the left margin holds tick labels up to "100000" and the y label.
 COVERAGE_MARGINS = Margins(left=0.85, right=0.1, bottom=1.05, top=0.3, wspace=0.9, hspace=0.75)
 RATIO_MARGINS = dict(left=0.6, bottom=0.5, top=0.3)
-
-
-def _right_legend_margin(labels, figure_width: float, left: float) -> float:
-    """The right margin (inches) that holds :func:`legend_outside`'s legend of ``labels`` on the
-    right of one axes: the gap of 2% of the axes, the legend's frame, handle and longest label."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import text_to_path
-
-    font = FontProperties(size=SMALL_FONT_SIZE)
-    text = max(text_to_path.get_text_width_height_descent(str(s), font, ismath=False)[0] for s in labels)
-    legend = (text + 3.6 * SMALL_FONT_SIZE) / 72  # borderpad 0.4 x 2, handle 2.0, handle gap 0.8 (em)
-    return (0.02 * (figure_width - left) + legend + 0.06) / 1.02
 
 
 def _frequencies(methods: Mapping, n_pairs: int | None = None) -> dict[str, np.ndarray]:
@@ -117,7 +113,7 @@ def frequency_ratio_figure(
     freqs = _frequencies(methods, default.shape[0])
     factor = check_positive(factor, "factor")
     pairs = np.arange(default.shape[0])
-    right = _right_legend_margin(freqs, MAX_FIGURE_WIDTH, RATIO_MARGINS["left"])
+    right = right_legend_margin(freqs, MAX_FIGURE_WIDTH, RATIO_MARGINS["left"])
     fig, ax = new_figure(width=MAX_FIGURE_WIDTH, height=4.4, margins=Margins(right=right, **RATIO_MARGINS))
     for (name, inv), color in zip(freqs.items(), COLORS * 3, strict=False):
         ax.plot(pairs, inv / default, "o-", color=color, ms=3, lw=1.4, label=name)

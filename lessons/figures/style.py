@@ -253,6 +253,26 @@ def legend_outside(ax, *, where: str = "right", **legend_kw):
     return ax.legend(**{**placement, **legend_kw})
 
 
+def text_inches(texts, points: float = SMALL_FONT_SIZE) -> float:
+    """The width in inches of the widest of ``texts`` in the house font at ``points``: the
+    advance widths matplotlib itself lays the text out with, measured without drawing (0 for
+    no texts). Fixed margins (:class:`Margins`) are sized with it."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size=points)
+    return max((text_to_path.get_text_width_height_descent(str(t), font, ismath=False)[0] / 72.0
+                for t in texts), default=0.0)
+
+
+def right_legend_margin(labels, figure_width: float, left: float) -> float:
+    """The right margin (inches) that holds :func:`legend_outside`'s legend of ``labels`` on the
+    right of one axes spanning the figure from ``left``: the gap of 2% of the axes, the
+    legend's frame, handle and longest label."""
+    legend = text_inches(labels) + 3.6 * SMALL_FONT_SIZE / 72  # borderpad 0.4 x 2, handle 2.0, gap 0.8 (em)
+    return (0.02 * (figure_width - left) + legend + 0.06) / 1.02
+
+
 @dataclass(frozen=True)
 class DrawnText:
     """One text as drawn: its string, size, place (pixels, origin bottom left) and problems."""

@@ -28,8 +28,7 @@ from ..tiny_model import (
     pair_coefficients,
     pair_score_by_distance,
 )
-from .scaling import _right_legend_margin
-from .style import FIGURE_WIDTH, Margins, legend_outside, new_figure, plain_log_ticks
+from .style import FIGURE_WIDTH, Margins, legend_outside, new_figure, plain_log_ticks, right_legend_margin
 
 COLORS = {"none": "0.45", "sinusoidal": "#c2410c", "learned": "#2563eb", "rope": "#1b7837"}
 SEEN = "#fde68a"  # the distances (or positions) seen in training
@@ -37,7 +36,7 @@ SEEN = "#fde68a"  # the distances (or positions) seen in training
 # Fixed margins (inches) instead of a layout engine, where constrained layout put the panels:
 # 0.3 in above for the title, 0.5 in below for tick labels and x label; the left margin holds
 # the y label and tick labels a digit longer than the notebook's. A legend on the right gets a
-# right margin as wide as its longest label needs (_right_legend_margin).
+# right margin as wide as its longest label needs (lessons.figures.style.right_legend_margin).
 LEFT, BOTTOM, TOP = 0.7, 0.5, 0.3
 
 
@@ -47,7 +46,7 @@ def _method_color(method: str) -> str:
 
 def _legend_margins(labels, *, left: float = LEFT, bottom: float = BOTTOM) -> Margins:
     """Fixed margins for one axes, with room on the right for :func:`legend_outside` of ``labels``."""
-    right = _right_legend_margin(labels, FIGURE_WIDTH, left)
+    right = right_legend_margin(labels, FIGURE_WIDTH, left)
     return Margins(left=left, right=right, bottom=bottom, top=TOP)
 
 
