@@ -127,3 +127,14 @@ def test_text_inches_is_the_width_agg_draws_and_takes_the_widest():
     assert text_inches(["1"], points=20) == pytest.approx(2 * text_inches(["1"], points=10), rel=0.05)
     assert text_inches([]) == 0.0
     plt.close(fig)
+
+
+@pytest.mark.parametrize("height", [3.0, 9.0])
+def test_suptitle_at_top_hangs_the_same_inches_below_the_top_edge_at_any_height(height):
+    from lessons.figures.style import SUPTITLE_GAP, suptitle_at_top
+
+    fig = plt.figure(figsize=(6, height), dpi=100)
+    title = suptitle_at_top(fig, "a title")
+    box = title.get_window_extent(fig.canvas.get_renderer())
+    assert (height * 100 - box.y1) / 100 == pytest.approx(SUPTITLE_GAP, abs=0.02)
+    plt.close(fig)

@@ -20,7 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from .style import SMALL_FONT_SIZE, Margins, new_figure, text_inches
+from .style import SMALL_FONT_SIZE, Margins, colorbar_beside, new_figure, text_inches
 
 DPI = 100
 CMAP = "RdBu_r"  # negative blue, zero white, positive red: the sign of a score is visible
@@ -121,21 +121,6 @@ def _label_room(labels) -> float:
     return LABEL_ROOM + text_inches(labels)
 
 
-def _colorbar_beside(fig, axes, image, *, label: str, shrink: float = 1.0):
-    """A colour bar right of the heatmaps ``axes`` (as drawn, after their aspect), ``shrink``
-    times their height and centred on them, in an axes of its own."""
-    width, height = fig.get_size_inches()
-    boxes = []
-    for ax in axes:
-        ax.apply_aspect()
-        boxes.append(ax.get_position())
-    y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
-    bar = (y1 - y0) * shrink
-    cax = fig.add_axes((max(b.x1 for b in boxes) + CBAR_PAD / width, y0 + (y1 - y0 - bar) / 2,
-                        CBAR_WIDTH / width, bar))
-    return fig.colorbar(image, cax=cax, label=label)
-
-
 def dot_table_heatmap(
     table,
     positions=None,
@@ -167,7 +152,7 @@ def dot_table_heatmap(
         vmax=vmax, annotate=annotate, decimals=decimals,
     )
     _label_query_key_axes(ax, title)
-    _colorbar_beside(fig, [ax], image, label="dot product (no unit)")
+    colorbar_beside(fig, [ax], image, label="dot product (no unit)", pad=CBAR_PAD, width=CBAR_WIDTH)
     return fig
 
 
@@ -210,7 +195,8 @@ def shifted_dot_tables(
         )
         _label_query_key_axes(ax, f"positions {labels[0]} .. {labels[-1]}")
     fig.suptitle(title)
-    _colorbar_beside(fig, axes, image, label="dot product (no unit)", shrink=0.9)
+    colorbar_beside(fig, axes, image, label="dot product (no unit)", shrink=0.9,
+                    pad=CBAR_PAD, width=CBAR_WIDTH)
     return fig
 
 
@@ -254,7 +240,7 @@ def dot_tables_side_by_side(
             vmax=vmax, annotate=annotate, decimals=decimals,
         )
         _label_query_key_axes(ax, panel_title)
-        _colorbar_beside(fig, [ax], image, label="dot product (no unit)")
+        colorbar_beside(fig, [ax], image, label="dot product (no unit)", pad=CBAR_PAD, width=CBAR_WIDTH)
     fig.suptitle(title)
     return fig
 
@@ -292,7 +278,8 @@ def attention_weights_heatmap(
         if value != "masked":
             text.set_color("white" if float(value) > 0.6 else "black")
     _label_query_key_axes(ax, title)
-    _colorbar_beside(fig, [ax], image, label="attention weight (fraction of the read)")
+    colorbar_beside(fig, [ax], image, label="attention weight (fraction of the read)",
+                    pad=CBAR_PAD, width=CBAR_WIDTH)
     return fig
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import as_float_array, as_positions, check_positive, check_width
 from ..frequencies import DEFAULT_BASE, angle_table, pair_frequencies, pairs_under_one_turn
 from .arrows import draw_arrow, plane_axes
-from .style import SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks
+from .style import SMALL_FONT_SIZE, Margins, legend_outside, new_figure, plain_log_ticks, suptitle_at_top
 
 # Fixed room (inches) for tick labels, axis labels, titles and the legend below the axes: no
 # layout engine runs when a notebook prints these figures (lessons.figures.style.Margins).
@@ -24,7 +24,6 @@ COS_DISTANCE_MARGINS = Margins(left=0.7, right=0.2, bottom=0.8, top=0.3)
 FREQUENCY_LADDER_MARGINS = Margins(left=0.85, right=0.05, bottom=0.5, top=0.3)
 TURN_COUNT_MARGINS = Margins(left=0.6, right=0.15, bottom=0.5, top=0.3)
 TWO_PLANES_MARGINS = Margins(left=0.7, right=0.05, bottom=0.15, top=0.3, wspace=0.75)
-SUPTITLE_GAP = 0.05  # inches from the figure's top edge to its suptitle
 
 
 def cos_distance_figure(frequency=1.0, max_distance=20, marked=(2, 7)):
@@ -130,8 +129,7 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
             raise ValueError(f"pairs must be pair indices from 0 to {len(freqs) - 1} for d = {d}; got {p}")
     table = angle_table(positions, freqs)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(positions)))
-    height = 4.6
-    fig, axes = new_figure(1, len(pairs), width=min(4.2 * len(pairs), 10.0), height=height,
+    fig, axes = new_figure(1, len(pairs), width=min(4.2 * len(pairs), 10.0), height=4.6,
                            margins=TWO_PLANES_MARGINS, squeeze=False)
     for ax, p in zip(axes[0], pairs, strict=True):
         plane_axes(ax, 1.35, circle=True, grid=False, title=f"pair {p}: {freqs[p]:.4f} rad per position",
@@ -142,6 +140,5 @@ def two_planes_figure(positions=range(7), pairs=(0, 4), d=32, base=DEFAULT_BASE)
             ax.text(*(1.14 * head), f"{pos:g}", color=color, fontsize=SMALL_FONT_SIZE,
                     ha="center", va="center")
     first, last = positions[0], positions[-1]
-    fig.suptitle(f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}",
-                 y=1 - SUPTITLE_GAP / height, va="top")
+    suptitle_at_top(fig, f"[1, 0] in two planes of one head (d = {d}), positions {first:g} to {last:g}")
     return fig

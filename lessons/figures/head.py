@@ -30,11 +30,13 @@ from .style import (
     DPI,
     SMALL_FONT_SIZE,
     Margins,
+    colorbar_beside,
     legend_outside,
     new_figure,
     plain_log_ticks,
     png_bytes,
     set_margins,
+    suptitle_at_top,
 )
 
 TOTAL_COLOR = "darkcyan"
@@ -42,7 +44,6 @@ PAIR_COLORS = ("tab:purple", "tab:green")
 
 # Fixed room (inches) for tick labels, axis labels, titles, colour bar and legends: no layout
 # engine runs when a notebook prints these figures (lessons.figures.style.Margins).
-SUPTITLE_GAP = 0.05  # inches from the figure's top edge to its suptitle
 HEATMAP_ROOM = Margins(left=0.85, right=1.3, bottom=0.5, top=0.3)  # left: at least; right: colour bar
 COLORBAR_GAP, COLORBAR_WIDTH, COLORBAR_SHRINK = 0.28, 0.21, 0.85  # inches, inches, of the matrix's height
 # The two planes and the bars of a TwoPlanesPicture sit in columns 0, 2 and 4 of a grid whose
@@ -88,10 +89,8 @@ def block_matrix_heatmap(matrix, *, title="R_m", decimals=3, width=7.0, height=5
     ax.set_xlabel("column: coordinate of the vector that goes in")
     ax.set_ylabel("row: coordinate that comes out")
     ax.set_title(title)
-    bar_height = COLORBAR_SHRINK * side
-    bar_left, bar_bottom = width - room.right + COLORBAR_GAP, bottom + (side - bar_height) / 2
-    cax = fig.add_axes([bar_left / width, bar_bottom / height, COLORBAR_WIDTH / width, bar_height / height])
-    fig.colorbar(image, cax=cax, label="entry of the matrix")
+    colorbar_beside(fig, [ax], image, label="entry of the matrix", pad=COLORBAR_GAP, width=COLORBAR_WIDTH,
+                    shrink=COLORBAR_SHRINK)
     return fig
 
 
@@ -234,8 +233,7 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
         raise ValueError(f"frames must be (q_position, k_position, caption) entries; got {frames!r}")
     import matplotlib.pyplot as plt
 
-    height = 3.3 * len(frames)
-    fig = plt.figure(figsize=(8.6, height), dpi=DPI, layout=None)
+    fig = plt.figure(figsize=(8.6, 3.3 * len(frames)), dpi=DPI, layout=None)
     axes = _picture_rows(fig, len(frames), STORY_COLUMNS, STORY_MARGINS)
     fig.pictures, fig.states = [], []
     first = two_planes_state(frames[0][0], frames[0][1], frequencies=frequencies)
@@ -245,8 +243,7 @@ def two_planes_story_figure(frames=STORY, *, frequencies=(1.0, 0.1)):
         picture.show(state, locked=first if fig.states else None, caption=caption)
         fig.pictures.append(picture)
         fig.states.append(state)
-    fig.suptitle("Two pairs of one head, content [1, 0] in each: the score is the sum of the shares",
-                 y=1 - SUPTITLE_GAP / height, va="top")
+    suptitle_at_top(fig, "Two pairs of one head, content [1, 0] in each: the score is the sum of the shares")
     return fig
 
 

@@ -87,9 +87,7 @@ def angle_coverage_figure(methods: Mapping, trained_inv_freq, trained_length, le
         plain_log_ticks(ax.yaxis)  # 0.1, 1, ..., 10000: as clear as powers of ten, much faster
         ax.set_xlabel("pair i (0 = fastest)")
         ax.set_ylabel("angle range (rad, log)")
-        # y=1.0: the title where matplotlib would put it (no ticks on top), without measuring
-        # every tick label of the panel again at each print to check that.
-        ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles", y=1.0)
+        ax.set_title(f"{name}: {int(unseen.sum())} pairs meet unseen angles")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     # One legend for all panels, under them (in the bottom margin): the panels stay free of it.
@@ -131,6 +129,6 @@ def frequency_ratio_figure(
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("pair i (0 = fastest)")
     ax.set_ylabel("scaled frequency / default frequency")
-    ax.set_title(title or "How much each method slows each pair", y=1.0)  # placed: nothing measured
+    ax.set_title(title or "How much each method slows each pair")
     legend_outside(ax, where="right")
     return fig

@@ -253,6 +253,32 @@ def legend_outside(ax, *, where: str = "right", **legend_kw):
     return ax.legend(**{**placement, **legend_kw})
 
 
+def colorbar_beside(fig, axes, image, *, label: str, pad: float, width: float, shrink: float = 1.0):
+    """A colour bar for ``image`` in an axes of its own, ``pad`` inches right of ``axes`` (as
+    drawn, after their aspect) and ``width`` inches wide, ``shrink`` times their height and
+    centred on them: a figure at fixed :class:`Margins` keeps room for it in its right margin."""
+    fig_width = fig.get_size_inches()[0]
+    boxes = []
+    for ax in axes:
+        ax.apply_aspect()
+        boxes.append(ax.get_position())
+    y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    bar = (y1 - y0) * shrink
+    cax = fig.add_axes((max(b.x1 for b in boxes) + pad / fig_width, y0 + (y1 - y0 - bar) / 2,
+                        width / fig_width, bar))
+    return fig.colorbar(image, cax=cax, label=label)
+
+
+SUPTITLE_GAP = 0.05  # inches from the figure's top edge to a suptitle placed by suptitle_at_top
+
+
+def suptitle_at_top(fig, text: str, **kwargs):
+    """``fig.suptitle(text)`` hung :data:`SUPTITLE_GAP` inches below the figure's top edge, so
+    its place does not depend on the figure's height (for figures at fixed :class:`Margins`)."""
+    height = fig.get_size_inches()[1]
+    return fig.suptitle(text, y=1 - SUPTITLE_GAP / height, va="top", **kwargs)
+
+
 def text_inches(texts, points: float = SMALL_FONT_SIZE) -> float:
     """The width in inches of the widest of ``texts`` in the house font at ``points``: the
     advance widths matplotlib itself lays the text out with, measured without drawing (0 for

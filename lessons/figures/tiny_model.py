@@ -66,8 +66,7 @@ def training_curves_figure(runs: dict[str, Run], *, window: int = 10):
     plain_log_ticks(ax.yaxis)
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (log scale)")
-    # y=1.0 places each title where matplotlib would (no ticks on top) without measuring the ticks
-    ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}", y=1.0)
+    ax.set_title(f"Training loss, same budget, length {next(iter(runs.values())).config.train_length}")
     legend_outside(ax)
     return fig
 
@@ -95,7 +94,7 @@ def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float 
     ax.set_xticks(x, [f"length {n}" for n in lengths])
     ax.set_ylim(0, 105)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Median over seeds (bars) and lowest to highest seed (whiskers)", y=1.0)
+    ax.set_title("Median over seeds (bars) and lowest to highest seed (whiskers)")
     legend_outside(ax)
     return fig
 
@@ -119,7 +118,7 @@ def accuracy_by_position_figure(runs: dict[str, Run], *, length: int = 256, wind
     ax.set_ylim(0, 105)
     ax.set_xlabel(f"position in a sequence of length {length}")
     ax.set_ylabel(f"accuracy (%), mean of {window} positions")
-    ax.set_title("Where each method stops working", y=1.0)
+    ax.set_title("Where each method stops working")
     legend_outside(ax)
     return fig
 
@@ -146,7 +145,7 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
     ax.set_ylim(0, max(0.05, 1.2 * float(weights.max())))
     ax.set_xlabel("distance back from the query (query position minus key position)")
     ax.set_ylabel("attention weight")
-    ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}", y=1.0)
+    ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}")
     return fig
 
 
@@ -165,7 +164,7 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
     left.set_xticks(pairs)
     left.set_xlabel("pair i (0 = fastest)")
     left.set_ylabel("share of the amplitude")
-    left.set_title("How much each pair counts", y=1.0)
+    left.set_title("How much each pair counts")
     legend_outside(left, where="below")
 
     distances = np.arange(max_distance + 1)
@@ -183,7 +182,7 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
         right.annotate(f"{d} back", (d, total[d]), xytext=(4, 8), textcoords="offset points", fontsize=10)
     right.set_xlabel("distance back (query position minus key position)")
     right.set_ylabel("score, averaged over tokens")
-    right.set_title(f"Scores by distance (shaded: seen in training, 0..{seen})", y=1.0)
+    right.set_title(f"Scores by distance (shaded: seen in training, 0..{seen})")
     legend_outside(right, where="below")
     return fig
 
