@@ -148,6 +148,31 @@ def test_pair_picture_draws_the_state_it_returns():
     assert ax.get_title() == "Q at 4, K at 2, distance 2"
 
 
+@pytest.mark.parametrize("where", ["sliders", "story"])
+def test_no_label_of_the_pair_picture_covers_another(where):
+    # Every whole-number setting of 02's sliders (and every frame of the story): Q and K at the
+    # same position, an arrow pointing straight down onto the "dot" text (Q at 11) included.
+    cases = ([(q, k) for q in range(13) for k in range(13)] if where == "sliders"
+             else [f[:2] for f in motion.STORY + motion.KEY_FRAMES])
+    fig, ax = plt.subplots(figsize=motion.PANEL_SIZE)
+    picture = motion.PairPicture(ax)
+    covered = []
+    for q, k in cases:
+        picture.show(q, k)
+        covered += [(q, k, a.text, b.text) for a, b in text_report(fig).overlaps(tolerance=0.0)]
+    plt.close(fig)
+    assert covered == []
+
+
+def test_labels_fan_apart_when_the_arrows_coincide_and_step_aside_when_pointing_down():
+    q_at, k_at = motion.label_positions(np.array([0.6, 0.8]), np.array([0.6, 0.8]))
+    assert np.hypot(q_at[0] - k_at[0], q_at[1] - k_at[1]) > 0.5  # fanned apart
+    assert np.arctan2(q_at[1], q_at[0]) > np.arctan2(k_at[1], k_at[0])  # Q on the counter-clockwise side
+    q_at, k_at = motion.label_positions(np.array([0.0, -1.0]), np.array([1.0, 0.0]))
+    assert q_at == (pytest.approx(0.17), pytest.approx(-1.0))  # beside the head, not below it
+    assert k_at == (pytest.approx(motion.LABEL_RADIUS), pytest.approx(0.0))
+
+
 def test_the_story_moves_both_by_3_then_k_back_to_2():
     story = motion.STORY
     assert story[0][:2] == (1.0, 0.0)

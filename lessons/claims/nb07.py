@@ -152,6 +152,19 @@ def additive_spread_over_rotary():
     return float(np.ptp(additive) / rotary[0])
 
 
+@claim("07.norm.qk", "|q| |k|: the largest a dot product of the rotated contents could be", "51.4")
+def norm_qk():
+    q, k = seeded_qk()
+    return float(np.linalg.norm(q) * np.linalg.norm(k))
+
+
+@claim("07.additive.spread_over_qk", "The added scores' spread divided by |q| |k|", "0.34")
+def additive_spread_over_qk():
+    q, k = seeded_qk()
+    _, additive = gap_scores()
+    return float(np.ptp(additive) / (np.linalg.norm(q) * np.linalg.norm(k)))
+
+
 @claim("07.norm.q_over_p", "The toy's |q| / |P[m]|", "1.26")
 def norm_q_over_p():
     return float(np.linalg.norm(seeded_qk()[0]) / np.sqrt(D / 2))

@@ -105,6 +105,32 @@ def describe_positions(q_position, k_position) -> str:
     )
 
 
+LABEL_RADIUS = 1.18  # the "Q" and "K" labels sit just beyond their arrows' heads
+LABEL_SPREAD = 0.5  # rad: arrows closer than this get their labels fanned apart
+LABEL_LOWEST = -1.05  # below this a label would meet the "dot" text over the bar
+
+
+def label_positions(q_head, k_head) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where the "Q" and "K" labels go for arrows ending at ``q_head`` and ``k_head``.
+
+    Each label sits beyond its arrow's head. When the two arrows (nearly) coincide, the labels
+    are fanned apart along the circle, Q on the counter-clockwise side, so they never cover
+    each other. A label that would drop below :data:`LABEL_LOWEST` (an arrow pointing down)
+    goes beside its head instead, clear of the dot-product text below the circle.
+    """
+    angles = [float(np.arctan2(h[1], h[0])) for h in (q_head, k_head)]
+    gap = (angles[0] - angles[1] + np.pi) % (2 * np.pi) - np.pi  # Q's angle minus K's, in (-pi, pi]
+    nudge = max(0.0, (LABEL_SPREAD - abs(gap)) / 2)
+    side = 1.0 if gap >= 0 else -1.0
+    placed = []
+    for head, angle in zip((q_head, k_head), (angles[0] + side * nudge, angles[1] - side * nudge)):
+        x, y = LABEL_RADIUS * np.cos(angle), LABEL_RADIUS * np.sin(angle)
+        if y < LABEL_LOWEST:
+            x, y = float(head[0]) + (0.17 if x >= 0 else -0.17), float(head[1])
+        placed.append((float(x), float(y)))
+    return placed[0], placed[1]
+
+
 class PairPicture:
     """Q and K arrows on the unit circle plus a dot-product bar, on one axes (``02``).
 
@@ -141,10 +167,11 @@ class PairPicture:
     def show(self, q_position, k_position, caption: str | None = None) -> PairState:
         """Draw Q at ``q_position`` and K at ``k_position``; return what was drawn."""
         state = pair_state(q_position, k_position, content=self.content, frequency=self.frequency)
-        for arrow, label, v in ((self.q_arrow, self.q_label, state.q), (self.k_arrow, self.k_label, state.k)):
-            head = v * self.scale
+        heads = (state.q * self.scale, state.k * self.scale)
+        for arrow, label, head, at in zip((self.q_arrow, self.k_arrow), (self.q_label, self.k_label),
+                                          heads, label_positions(*heads)):
             arrow.xy = tuple(head)
-            label.set_position(tuple(head * 1.18))
+            label.set_position(at)
         self.bar.set_xdata([0.0, state.dot])
         self.dot_label.set_text(f"dot {state.dot:.4f}")
         title = state.description
