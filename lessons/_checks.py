@@ -158,7 +158,14 @@ def as_batch_positions(positions, shape: tuple, name: str = "positions") -> np.n
             ).format(name=name, shape=arr.shape)
         )
     if arr.shape[-1] != T:
-        raise ValueError(_one_per_token().format(name=name, expected=T, count=arr.shape[-1]))
+        if arr.ndim == 1:
+            raise ValueError(_one_per_token().format(name=name, expected=T, count=arr.shape[-1]))
+        raise ValueError(
+            _(
+                "{name} must hold one position per token: expected {expected} along the last (T) "
+                "axis, got shape {shape}"
+            ).format(name=name, expected=T, shape=arr.shape)
+        )
     if arr.ndim == 1:
         return arr
     if len(shape) < 3:
