@@ -67,10 +67,20 @@ def environment_dependencies() -> list[str]:
     return deps
 
 
+# conda-forge names that differ from PyPI's: conda-forge's "playwright" is the Node.js tool.
+CONDA_TO_PYPI = {"playwright-python": "playwright"}
+
+
 def environment_requirements() -> dict[str, str]:
-    out = dict(split_requirement(d) for d in environment_dependencies())
+    out = {CONDA_TO_PYPI.get(name, name): spec
+           for name, spec in (split_requirement(d) for d in environment_dependencies())}
     out.pop("pip", None)
     return out
+
+
+def test_environment_yml_names_the_python_playwright_of_conda_forge():
+    names = [split_requirement(d)[0] for d in environment_dependencies()]
+    assert "playwright-python" in names and "playwright" not in names
 
 
 def test_environment_yml_is_read():

@@ -100,7 +100,7 @@ def _permute_where(index, case) -> str:
 
 @function_exercise(
     "ex08_split_half_rows",
-    title=N_("Exercise 2: convert a two-head projection to split-half"),
+    title=N_("Exercise 2: convert a multi-head projection to split-half"),
     points=3,
     name="split_half_rows",
     cases=_permute_cases,
