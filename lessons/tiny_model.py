@@ -619,6 +619,22 @@ def pair_score_by_distance(run: Run, distances) -> np.ndarray:
     return np.real(c * np.exp(1j * delta[:, None] * omega[None, :])) / np.sqrt(run.config.width)
 
 
+def token_pair_scores(run: Run, distance: float, pairs=None) -> np.ndarray:
+    """RoPE head: [V, V] scores (before the softmax) of a query holding token a and a key
+    holding token b, ``distance`` back, summed over ``pairs`` (default: all of them).
+
+    Entry [a, b] is sum_i Re(q_i(a) conj(k_i(b)) e^{i distance omega_i}) / sqrt(d). Its
+    diagonal is a key that holds the query's own token; the averages of
+    :func:`pair_score_by_distance` leave that content apart from distance 0.
+    """
+    zq, zk = _pair_parts(run)
+    omega = pair_frequencies(run.config.width, run.config.base)
+    chosen = np.arange(len(omega)) if pairs is None else np.asarray(pairs, dtype=int)
+    turn = np.exp(1j * float(distance) * omega[chosen])
+    scores = np.einsum("ai,bi,i->ab", zq[:, chosen], np.conj(zk[:, chosen]), turn)
+    return np.real(scores) / np.sqrt(run.config.width)
+
+
 def _pair_parts(run: Run) -> tuple[np.ndarray, np.ndarray]:
     """Each token's query and key, pair i read as a complex number: two [V, d/2] arrays."""
     if run.config.method != "rope":

@@ -107,13 +107,15 @@ def test_batch_positions_with_the_wrong_number_of_rows():
         rope_rotate(np.ones((3, 2, 3, 8)), [[0, 1, 2], [0, 1, 2]])
     with pytest.raises(
         ValueError,
-        match=esc("positions must hold one position per token: expected 3 along the last (T) axis, got shape (1, 2)"),
+        match=esc("positions must hold one position per token: expected 3 along the last (T) axis, "
+                  "got shape (1, 2)"),
     ):
         apply_rope(Q, Q, [[0, 1]])
     # Three positions in a column: the message shows the shape given, not a count of 1.
     with pytest.raises(
         ValueError,
-        match=esc("positions must hold one position per token: expected 3 along the last (T) axis, got shape (3, 1)"),
+        match=esc("positions must hold one position per token: expected 3 along the last (T) axis, "
+                  "got shape (3, 1)"),
     ):
         apply_rope(Q, Q, np.arange(3)[:, None])
 

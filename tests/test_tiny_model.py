@@ -383,6 +383,15 @@ def test_figures_at_fixed_margins_run_no_layout_engine_and_keep_their_texts_apar
         assert fig.get_layout_engine() is None, name
         check_readable(fig)
         assert text_report(fig).overlaps() == [], name
+    # Off the data: chance is a legend entry, not a label on the bars; a mark on a low bar is
+    # lifted above its neighbours and joined to its bar by a leader line.
+    by_length = figures["by length"].axes[0]
+    assert "chance (1 in 16)" in [t.get_text() for t in by_length.get_legend().get_texts()]
+    assert "chance" not in [t.get_text() for t in by_length.texts]
+    (mark,) = [t for t in figures["attention row"].axes[0].texts if t.get_text().startswith("1 back")]
+    weight = float(mark.xy[1])
+    top = figures["attention row"].axes[0].get_ylim()[1]
+    assert (mark.arrow_patch is not None) == (weight < 0.5 * top)
 
 
 def test_a_change_in_the_last_bits_of_the_start_changes_no_prediction(monkeypatch):
@@ -403,3 +412,21 @@ def test_a_change_in_the_last_bits_of_the_start_changes_no_prediction(monkeypatc
     assert np.max(np.abs(moved.params["W_q"] - reference.params["W_q"])) < 1e-8
     for length in (16, 64, 256):
         np.testing.assert_array_equal(correct(moved, length), correct(reference, length))
+
+
+def test_token_pair_scores_are_the_rotated_dot_products_of_two_tokens():
+    from lessons.rope import rope_rotate
+    from lessons.tiny_model import token_pair_scores
+
+    run = train(Config(method="rope", steps=10))
+    d = run.config.width
+    Wq, Wk = run.params["W_q"], run.params["W_k"]
+    a, b, m, distance = 3, 7, 40, 5
+    q = rope_rotate(Wq[a][None, :], [m])[0]
+    k = rope_rotate(Wk[b][None, :], [m - distance])[0]
+    full = token_pair_scores(run, distance)
+    assert full.shape == (run.config.vocab, run.config.vocab)
+    assert full[a, b] == pytest.approx(q @ k / np.sqrt(d), abs=1e-12)
+    # Summed over some pairs: only their coordinates count.
+    slow = token_pair_scores(run, distance, pairs=range(2, d // 2))
+    assert slow[a, b] == pytest.approx(q[4:] @ k[4:] / np.sqrt(d), abs=1e-12)

@@ -10,6 +10,7 @@ is the exception: its runs amplify such a change, so only bounds are claimed for
 
 import numpy as np
 
+from ..frequencies import pair_frequencies
 from ..tiny_model import (
     LENGTHS,
     METHODS,
@@ -29,6 +30,7 @@ from ..tiny_model import (
     score_entries_per_step,
     sweep,
     test_tokens,
+    token_pair_scores,
     tokens_per_step,
 )
 from ._registry import claim
@@ -296,3 +298,31 @@ def inside_no_position_head_is_blind():
     a = forward(run.params, tokens, run.config).O[0, -1]
     b = forward(run.params, swapped, run.config).O[0, -1]
     return float(np.max(np.abs(a - b))) < 1e-12
+
+
+@claim("10.inside.slow_pairs_own_token",
+       "RoPE (seed 0): pairs 2-7 score a key holding the query's own token lower than a key holding "
+       "another token, on average, at every distance 0-15 and at 120", True)
+def inside_slow_pairs_own_token():
+    run = run_of(Config())
+    slow = np.arange(2, run.config.width // 2)
+    lower = []
+    for distance in [*range(run.config.table_rows), 120]:
+        scores = token_pair_scores(run, distance, slow)
+        own = np.diag(scores).mean()
+        other = scores[~np.eye(len(scores), dtype=bool)].mean()
+        lower.append(own < other)
+    return bool(all(lower))
+
+
+@claim("10.why120.pair2_angle", "Pair 2 of the d = 16 head, 120 back: its angle modulo a full turn (rad)", "5.72")
+def why120_pair2_angle():
+    omega = pair_frequencies(Config().width, Config().base)[2]
+    return float((120 * omega) % (2 * np.pi))
+
+
+@claim("10.why120.pair2_trained", "Pair 2 of the d = 16 head: its angle 15 back, the farthest trained distance (rad)",
+       "1.50")
+def why120_pair2_trained():
+    config = Config()
+    return float((config.table_rows - 1) * pair_frequencies(config.width, config.base)[2])

@@ -123,7 +123,8 @@ def label_positions(q_head, k_head) -> tuple[tuple[float, float], tuple[float, f
     nudge = max(0.0, (LABEL_SPREAD - abs(gap)) / 2)
     side = 1.0 if gap >= 0 else -1.0
     placed = []
-    for head, angle in zip((q_head, k_head), (angles[0] + side * nudge, angles[1] - side * nudge)):
+    fanned = (angles[0] + side * nudge, angles[1] - side * nudge)
+    for head, angle in zip((q_head, k_head), fanned, strict=True):
         x, y = LABEL_RADIUS * np.cos(angle), LABEL_RADIUS * np.sin(angle)
         if y < LABEL_LOWEST:
             x, y = float(head[0]) + (0.17 if x >= 0 else -0.17), float(head[1])
@@ -169,7 +170,7 @@ class PairPicture:
         state = pair_state(q_position, k_position, content=self.content, frequency=self.frequency)
         heads = (state.q * self.scale, state.k * self.scale)
         for arrow, label, head, at in zip((self.q_arrow, self.k_arrow), (self.q_label, self.k_label),
-                                          heads, label_positions(*heads)):
+                                          heads, label_positions(*heads), strict=True):
             arrow.xy = tuple(head)
             label.set_position(at)
         self.bar.set_xdata([0.0, state.dot])

@@ -6,7 +6,7 @@
 * :func:`accuracy_by_position_figure` — accuracy at each position of length-256 sequences:
   where each method stops working.
 * :func:`attention_row_figure` — where one query of a long sequence puts its weight.
-* :func:`pairs_figure` — inside the RoPE head: how much each pair counts, and each pair's
+* :func:`pairs_figure` — inside the RoPE head: each pair's share of the distance part, and each pair's
   score against the distance, with the distances seen in training shaded.
 
 Every function returns a :class:`matplotlib.figure.Figure` in the house style
@@ -77,7 +77,12 @@ def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float 
         raise ValueError("results must name at least one sweep")
     names = list(results)
     lengths = next(iter(results.values())).lengths
-    fig, ax = new_figure(height=3.8, margins=_legend_margins(names, left=0.65, bottom=0.3))  # no x label
+    chance_label = None
+    if chance is not None:  # a legend entry: a label on the line would sit on the bars
+        chance_label = (f"chance (1 in {round(1 / chance)})" if abs(1 / chance - round(1 / chance)) < 1e-9
+                        else f"chance ({100 * chance:.1f}%)")
+    labels = names + ([chance_label] if chance_label else [])
+    fig, ax = new_figure(height=3.8, margins=_legend_margins(labels, left=0.65, bottom=0.3))  # no x label
     width = 0.8 / len(names)
     x = np.arange(len(lengths))
     for j, name in enumerate(names):
@@ -89,8 +94,7 @@ def accuracy_by_length_figure(results: dict[str, SweepResult], *, chance: float 
                label=name)
         ax.errorbar(pos, med, yerr=[med - low, high - med], fmt="none", ecolor="black", capsize=3, lw=1)
     if chance is not None:
-        ax.axhline(100 * chance, color="0.3", ls=":", lw=1.2)
-        ax.text(len(lengths) - 0.55, 100 * chance + 2, "chance", fontsize=10, color="0.3", ha="right")
+        ax.axhline(100 * chance, color="0.3", ls=":", lw=1.2, label=chance_label)
     ax.set_xticks(x, [f"length {n}" for n in lengths])
     ax.set_ylim(0, 105)
     ax.set_ylabel("accuracy (%)")
@@ -138,11 +142,17 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
     ax.text(seen + 2, 0.97, f"distances 0..{seen} seen in training", fontsize=10, va="top",
             transform=ax.get_xaxis_transform())
     ax.vlines(distances, 0, weights, color=_method_color(run.config.method), lw=1.6)
+    top = max(0.05, 1.2 * float(weights.max()))
     for d in mark:
+        # A low bar gets its label well above the nearby bars, joined to it by a leader line.
+        low = weights[query - d] < 0.5 * top
+        leader = dict(arrowstyle="-", color="0.35", lw=0.8, shrinkA=0, shrinkB=2)
         ax.annotate(f"{d} back: {weights[query - d]:.2f}", (d, weights[query - d]),
-                    xytext=(8, 6), textcoords="offset points", fontsize=10)
+                    xytext=(8, 0.4 * top) if low else (8, 6),
+                    textcoords=("offset points", "data") if low else "offset points", fontsize=10,
+                    arrowprops=leader if low else None)
     ax.set_xlim(-2, query + 2)
-    ax.set_ylim(0, max(0.05, 1.2 * float(weights.max())))
+    ax.set_ylim(0, top)
     ax.set_xlabel("distance back from the query (query position minus key position)")
     ax.set_ylabel("attention weight")
     ax.set_title(f"{METHOD_NAMES[run.config.method]} head, query at position {query}")
@@ -163,8 +173,8 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
     left.bar(pairs + 0.2, np.abs(built) / np.abs(built).sum(), 0.4, color="0.6", label="built by hand")
     left.set_xticks(pairs)
     left.set_xlabel("pair i (0 = fastest)")
-    left.set_ylabel("share of the amplitude")
-    left.set_title("How much each pair counts")
+    left.set_ylabel("share of the token-averaged |c_i|")
+    left.set_title("The distance part, by pair")
     legend_outside(left, where="below")
 
     distances = np.arange(max_distance + 1)
