@@ -136,7 +136,9 @@ def rope_v_rotated(q, k, v, q_positions, k_positions):
         return out
 
     v = np.asarray(v, dtype=np.float64)
-    v_out = rotate(v, k_positions) if v.shape[-1] % 2 == 0 else v.copy()
+    v_out = v.copy()
+    even = v.shape[-1] - v.shape[-1] % 2  # an odd width: its pairs turn, the last column stays
+    v_out[..., :even] = rotate(v[..., :even], k_positions)
     return rotate(q, q_positions), rotate(k, k_positions), v_out
 
 
