@@ -195,3 +195,34 @@ def test_progress_bar_on_a_terminal_and_lines_otherwise():
     p.update(dict(record, student="bob", total=3, grading="incomplete: cell 4 timed out after 10 s"))
     assert lines.text.splitlines() == ["[1/2] alice: 15/15",
                                        "[2/2] bob: 3/15 (incomplete: cell 4 timed out after 10 s)"]
+
+
+def _exercise(column, points, maximum=2.0, outcome="WRONG", kind="function"):
+    return {"column": column, "points": points, "max": maximum, "outcome": outcome, "kind": kind}
+
+
+def test_the_result_words_tell_part_marks_from_wrong():
+    from lessons.grade.records import summarise
+
+    exercises = {"a": _exercise("Exercise 1", 0.0), "b": _exercise("Exercise 2", 1.25),
+                 "c": _exercise("Exercise 3", 2.0, outcome="RIGHT")}
+    words, total, maximum = summarise(exercises, [], [])
+    assert words == "3.25 of 6: wrong: Exercise 1; part marks: Exercise 2"
+    assert (total, maximum) == (3.25, 6.0)
+
+
+def test_merging_hand_grades_writes_each_part_of_the_result_once():
+    from lessons.grade.records import summarise, with_manual
+
+    exercises = {"a": _exercise("Exercise 1", 0.0),
+                 "b": _exercise("Exercise 2", 0.0, outcome="MISSING"),
+                 "c": _exercise("Exercise 3", None, outcome="ANSWERED", kind="written")}
+    words, total, maximum = summarise(exercises, ["the kernel restarted once"], [])
+    assert words == ("0 of 6: wrong: Exercise 1; not answered: Exercise 2; to grade by hand: Exercise 3; "
+                     "the kernel restarted once")
+    record = {"student": "s", "exercises": exercises, "result": words, "points": {}, "total": total,
+              "max": maximum}
+    merged = with_manual(record, {"s": {"c": {"points": 1.0}}})
+    assert merged["result"] == ("1 of 6: wrong: Exercise 1; part marks: Exercise 3; "
+                                "not answered: Exercise 2; the kernel restarted once")
+    assert merged["total"] == 1.0

@@ -70,6 +70,11 @@ def _labels(names: list[str]) -> str:
     return ", ".join(names)
 
 
+WRONG = N_("wrong: {columns}")
+PARTLY = N_("part marks: {columns}")
+NOT_ANSWERED = N_("not answered: {columns}")
+
+
 def _prefixes(*templates: str) -> tuple[str, ...]:
     """The words before the first placeholder of each template, in English and in the current
     language: how a part of a record's words is recognised whatever language wrote it."""
@@ -86,9 +91,11 @@ def summarise(exercises: dict, events: list[str], own_errors: list[str]) -> tupl
     """(result words, total, max) of a record's exercises."""
     total = sum(e["points"] for e in exercises.values() if e["points"] is not None)
     maximum = sum(e["max"] for e in exercises.values())
-    wrong = [e["column"] for e in exercises.values()
+    short = [e for e in exercises.values()
              if e["points"] is not None and e["points"] < e["max"] and e["outcome"] not in ("MISSING",)
              and e["outcome"] not in NOT_GRADED]
+    wrong = [e["column"] for e in short if e["points"] <= 0]
+    partly = [e["column"] for e in short if e["points"] > 0]
     missing = [e["column"] for e in exercises.values() if e["outcome"] == "MISSING"]
     pending = [e["column"] for e in exercises.values() if e["points"] is None]
     answered = [e for e in exercises.values() if e["outcome"] != "MISSING"]
@@ -100,9 +107,11 @@ def summarise(exercises: dict, events: list[str], own_errors: list[str]) -> tupl
         head = _("{total} of {max}").format(total=num(total), max=num(maximum))
         detail = []
         if wrong:
-            detail.append(_("wrong: {columns}").format(columns=_labels(wrong)))
+            detail.append(_(WRONG).format(columns=_labels(wrong)))
+        if partly:
+            detail.append(_(PARTLY).format(columns=_labels(partly)))
         if missing:
-            detail.append(_("not answered: {columns}").format(columns=_labels(missing)))
+            detail.append(_(NOT_ANSWERED).format(columns=_labels(missing)))
         parts = [head + (": " + "; ".join(detail) if detail else "")]
     if pending:
         parts.append(_(TO_GRADE_BY_HAND).format(columns=_labels(pending)))
@@ -252,7 +261,10 @@ def with_manual(record: dict, grades: dict) -> dict:
         if g.get("comment"):
             e["comment"] = g["comment"]
     rec["points"] = {gid: e["points"] for gid, e in rec["exercises"].items()}
-    rest = [p for p in rec["result"].split("; ")[1:] if not p.startswith(_prefixes(TO_GRADE_BY_HAND))]
+    # Keep what summarise did not write (events, errors in the student's cells): its own parts
+    # are written again from the merged points.
+    ours = _prefixes(TO_GRADE_BY_HAND, WRONG, PARTLY, NOT_ANSWERED)
+    rest = [p for p in rec["result"].split("; ")[1:] if not p.startswith(ours)]
     result, total, maximum = summarise(rec["exercises"], [], [])
     rec["result"] = "; ".join([result, *rest])
     rec["total"], rec["max"] = total, maximum
