@@ -444,3 +444,54 @@ def test_an_ipython_shell_shows_figures_through_png_bytes():
     ])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["_inline_png", "True", "None"]
+
+
+def _titled_pictures():
+    from lessons.figures import attention, head, layouts
+
+    table = np.cos(np.subtract.outer(np.arange(4), np.arange(4)))
+    return [
+        *FIGURES,
+        head.decay_figure,
+        head.two_planes_story_figure,
+        lambda: head.block_matrix_heatmap(np.eye(4), title="R_0"),
+        layouts.pairing_figure,
+        lambda: attention.dot_table_heatmap(table, range(4), title="a table"),
+        lambda: layouts.checks_figure(["a", "b"], [1e-3, 0.0], [0.0, 2.0]),
+    ]
+
+
+def test_the_house_style_puts_titles_at_the_top_without_searching_for_ticks_above():
+    # matplotlib's default (axes.titley None) measures every axes' x axis and offset text at
+    # each draw to lift a title over ticks at the top; the course fixes titles at y = 1.
+    import lessons.figures  # noqa: F401
+
+    assert matplotlib.rcParams["axes.titley"] == 1.0
+
+
+@pytest.mark.parametrize("make", _titled_pictures(), ids=lambda f: getattr(f, "__name__", "lambda"))
+def test_fixed_titles_draw_the_same_picture_as_the_search_would(make):
+    # No course figure has ticks or an offset text above an axes, so the search moved no title:
+    # with the search on, each picture is the same, pixel for pixel (same PNG bytes).
+    from lessons.figures.style import png_bytes
+
+    fixed = png_bytes(make())
+    with matplotlib.rc_context({"axes.titley": None}):
+        searched = png_bytes(make())
+    assert fixed == searched
+
+
+def test_the_comparison_sees_a_title_the_search_would_lift():
+    # The check above can fail: with ticks above the axes the search lifts the title over them.
+    from lessons.figures.style import png_bytes
+
+    def ticks_on_top():
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [0, 1])
+        ax.xaxis.tick_top()
+        ax.set_title("a title")
+        return fig
+
+    fixed = png_bytes(ticks_on_top())
+    with matplotlib.rc_context({"axes.titley": None}):
+        assert png_bytes(ticks_on_top()) != fixed
