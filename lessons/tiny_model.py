@@ -332,16 +332,24 @@ def loss_and_grads(
 
 # Results of the pure, slow measurements below, by the content of their inputs. A notebook
 # runs a check on its own inputs and then its claims table (``show("10")``) states the same
-# check on equal inputs; within one process the second answer is the first one's copy.
+# check on equal inputs; within one process the second answer is the first one's copy. The
+# measurements of a trained run are also kept in the results cache (:mod:`lessons.results_cache`),
+# as the training is: the notebook's solution, their Chinese twins and ``python -m lessons.l13``
+# read what the first of them measured with the same code.
 _MEMO_SIZE = 64
 _memo: OrderedDict = OrderedDict()
+
+
+def _array_key(value: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
+    """An array's dtype, shape and a digest of its bytes."""
+    data = np.ascontiguousarray(value)
+    return data.dtype.str, data.shape, hashlib.blake2b(data.tobytes(), digest_size=20).digest()
 
 
 def _fingerprint(value):
     """A hashable stand-in for ``value``'s content: arrays by dtype, shape and a digest of their bytes."""
     if isinstance(value, np.ndarray):
-        data = np.ascontiguousarray(value)
-        return ("array", data.dtype.str, data.shape, hashlib.blake2b(data.tobytes(), digest_size=20).digest())
+        return ("array", *_array_key(value))
     if isinstance(value, dict):
         return ("dict", tuple(sorted((str(k), _fingerprint(v)) for k, v in value.items())))
     if isinstance(value, (list, tuple)):
@@ -350,8 +358,54 @@ def _fingerprint(value):
     return value
 
 
-def _memoized(name: str, inputs: tuple, compute: Callable[[], object]):
-    """``compute()``, or the result it gave before for inputs of equal content (a copy if a dict)."""
+def _content_text(value) -> str:
+    """``value``'s content as text that every process writes alike: the key of a cache entry.
+
+    Arrays by dtype, shape and a digest of their bytes; a :class:`Config` and plain numbers
+    and strings by their repr; a function of this module by its name. Anything else (a
+    function written in a notebook, say) raises TypeError: its result is not kept on disk.
+    """
+    if isinstance(value, np.ndarray):
+        dtype, shape, digest = _array_key(value)
+        return f"array({dtype}, {shape}, {digest.hex()})"
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: str(item[0]))
+        return "{" + ", ".join(f"{str(k)!r}: {_content_text(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}(" + ", ".join(_content_text(v) for v in value) + ")"
+    if isinstance(value, (Config, bool, int, float, str, np.integer, np.floating)) or value is None:
+        return repr(value)
+    if callable(value) and getattr(value, "__module__", None) == __name__ and "<" not in value.__qualname__:
+        return f"{__name__}.{value.__qualname__}"
+    raise TypeError(f"no content key for {type(value).__name__}")
+
+
+def _to_arrays(result) -> dict[str, np.ndarray]:
+    """A memoized result (a float, an array, or a dict of floats) as the named arrays of a cache entry."""
+    if isinstance(result, dict):
+        return {f"item_{k}": np.asarray(v) for k, v in result.items()}
+    if isinstance(result, np.ndarray):
+        return {"array": result}
+    return {"float": np.asarray(float(result))}
+
+
+def _from_arrays(arrays: dict[str, np.ndarray]):
+    """The result that :func:`_to_arrays` stored (ValueError for an entry of another form)."""
+    if set(arrays) == {"array"}:
+        return arrays["array"]
+    if set(arrays) == {"float"}:
+        return float(arrays["float"])
+    if arrays and all(k.startswith("item_") for k in arrays):
+        return {k.removeprefix("item_"): float(v) for k, v in arrays.items()}
+    raise ValueError(f"a cache entry of another form: {sorted(arrays)}")
+
+
+def _memoized(name: str, inputs: tuple, compute: Callable[[], object], *, on_disk: bool = False):
+    """``compute()``, or the result it gave before for inputs of equal content (a copy if a dict).
+
+    With ``on_disk``, a result is also looked up in and stored to the results cache, under
+    ``name`` and the inputs' :func:`_content_text` (not for inputs without one).
+    """
     try:
         key = (name, _fingerprint(inputs))
     except TypeError:  # an input without a content key (unhashable, unusual): no memo
@@ -359,11 +413,29 @@ def _memoized(name: str, inputs: tuple, compute: Callable[[], object]):
     if key in _memo:
         _memo.move_to_end(key)
     else:
-        _memo[key] = compute()
+        _memo[key] = _from_disk_or_computed(name, inputs, compute) if on_disk else compute()
         if len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     result = _memo[key]
-    return dict(result) if isinstance(result, dict) else result
+    if isinstance(result, dict):
+        return dict(result)
+    return result.copy() if isinstance(result, np.ndarray) else result
+
+
+def _from_disk_or_computed(name: str, inputs: tuple, compute: Callable[[], object]):
+    try:
+        disk_key = f"{name} {_content_text(inputs)}"
+    except TypeError:
+        return compute()
+    stored = results_cache.load(CACHE_MODULE, disk_key)
+    if stored is not None:
+        try:
+            return _from_arrays(stored)
+        except ValueError:  # an entry of another form: compute it again
+            pass
+    result = compute()
+    results_cache.store(CACHE_MODULE, disk_key, _to_arrays(result))
+    return result
 
 
 def gradient_check(
@@ -379,10 +451,11 @@ def gradient_check(
     For every entry p: (loss(p + eps) - loss(p - eps)) / (2 eps), compared with the
     hand-written gradient as max|numeric - analytic| / max(max|numeric|, 1e-12).
     Inputs of equal content (and the same ``rope_backward`` function) give the answer of
-    the first such call in this process without recomputing it.
+    the first such call in this process without recomputing it, or of the results cache when
+    ``rope_backward`` is this module's :func:`rotate` or :func:`unrotate`.
     """
     return _memoized("gradient_check", (params, tokens, config, eps, rope_backward),
-                     lambda: _gradient_check(params, tokens, config, eps, rope_backward))
+                     lambda: _gradient_check(params, tokens, config, eps, rope_backward), on_disk=True)
 
 
 def _gradient_check(params, tokens, config, eps, rope_backward) -> dict[str, float]:
@@ -580,7 +653,14 @@ def correct(run: Run, length: int, *, sequences: int | None = None, seed: int = 
     """[sequences, length - D] booleans: is the prediction at t >= D the token D back?
 
     Evaluated in chunks of about a million attention weights, to keep memory small at 256.
+    A run of equal content, measured the same way, gives the first such answer (of this
+    process or of the results cache) without recomputing it.
     """
+    return _memoized("correct", (run.config, run.params, length, sequences, seed),
+                     lambda: _correct(run, length, sequences, seed), on_disk=True)
+
+
+def _correct(run: Run, length: int, sequences: int | None, seed: int) -> np.ndarray:
     c = run.config
     sequences = test_sequences(length) if sequences is None else sequences
     if not isinstance(length, (int, np.integer)) or length <= c.distance:
@@ -593,7 +673,7 @@ def correct(run: Run, length: int, *, sequences: int | None = None, seed: int = 
 
 def accuracy(run: Run, length: int, *, sequences: int | None = None, seed: int = 1234) -> float:
     """Share of positions t >= D whose prediction is the token D back, on fresh sequences."""
-    return float(correct(run, length, sequences=sequences, seed=seed).mean())
+    return float(_correct(run, length, sequences, seed).mean())
 
 
 def attention_weights(run: Run, tokens) -> np.ndarray:
@@ -705,11 +785,11 @@ def far_attention_share(run: Run, *, length: int = 256, first_query: int = 128, 
 
     Measured on the first ``sequences`` test sequences of ``length``: the share of each
     query's attention that lands on a distance the model never saw in training. A run of
-    equal content, measured the same way, gives the first such answer in this process
-    without recomputing it.
+    equal content, measured the same way, gives the first such answer (of this process or of
+    the results cache) without recomputing it.
     """
     return _memoized("far_attention_share", (run.config, run.params, length, first_query, sequences),
-                     lambda: _far_attention_share(run, length, first_query, sequences))
+                     lambda: _far_attention_share(run, length, first_query, sequences), on_disk=True)
 
 
 def _far_attention_share(run: Run, length: int, first_query: int, sequences: int) -> float:

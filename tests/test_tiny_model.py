@@ -117,6 +117,97 @@ def test_far_attention_share_of_an_equal_run_is_the_first_answer(monkeypatch):
         tiny_model.far_attention_share(twin, length=32, first_query=16, sequences=1)
 
 
+@pytest.fixture
+def fresh_process(tmp_path, monkeypatch):
+    """An empty results cache of its own and an empty memo: what another kernel of the run sees
+    after the first one has measured (call ``forget()`` to play that kernel)."""
+    import lessons.tiny_model as tiny_model
+    from lessons.results_cache import ENV_VAR
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    monkeypatch.setattr(tiny_model, "_memo", type(tiny_model._memo)())
+    return tiny_model._memo.clear
+
+
+def test_gradient_check_of_another_process_comes_from_the_results_cache(fresh_process, tmp_path, monkeypatch):
+    import lessons.tiny_model as tiny_model
+
+    config = small("rope")
+    tokens = random_tokens(np.random.default_rng(4), 2, 5, config.vocab)
+    params = perturbed_params(config, seed=12)
+    first = gradient_check(params, tokens, config, rope_backward=rotate)
+    assert len(list(tmp_path.iterdir())) == 1
+    fresh_process()
+    monkeypatch.setattr(tiny_model, "forward", lambda *a: pytest.fail("recomputed"))
+    monkeypatch.setattr(tiny_model, "loss_and_grads", lambda *a, **k: pytest.fail("recomputed"))
+    again = gradient_check(params, tokens, config, rope_backward=rotate)
+    assert again == first and list(again) == list(first), "the same errors, in the same order"
+    with pytest.raises(pytest.fail.Exception, match="recomputed"):  # another backward: no entry
+        gradient_check(params, tokens, config)
+
+
+def test_a_backward_written_elsewhere_is_checked_every_time(fresh_process, tmp_path):
+    # A function from a notebook (a learner's own backward) has no name the next process
+    # could trust: its check is memoized in this process only, never stored.
+    config = small("rope")
+    tokens = random_tokens(np.random.default_rng(4), 2, 5, config.vocab)
+    errors = gradient_check(perturbed_params(config), tokens, config, rope_backward=lambda g, a: g)
+    assert errors["W_q"] > 0.1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_correct_of_an_equal_run_comes_from_the_results_cache(fresh_process, monkeypatch):
+    import lessons.tiny_model as tiny_model
+
+    config = small("rope", steps=2, batch=2)
+    run = train(config)
+    first = correct(run, 12, sequences=3)
+    assert first.dtype == bool and first.shape == (3, 12 - config.distance)
+    assert accuracy(run, 12, sequences=3) == first.mean()
+    fresh_process()
+    monkeypatch.setattr(tiny_model, "predict", lambda *a: pytest.fail("recomputed"))
+    twin = Run(config, {k: v.copy() for k, v in run.params.items()}, run.losses, run.seconds, run.tokens_seen)
+    again = correct(twin, 12, sequences=3)
+    assert np.array_equal(again, first) and again.dtype == bool
+    again[:] = False
+    assert np.array_equal(correct(twin, 12, sequences=3), first), "the memo hands out copies"
+    with pytest.raises(pytest.fail.Exception, match="recomputed"):
+        correct(twin, 12, sequences=2)
+    with pytest.raises(pytest.fail.Exception, match="recomputed"):  # accuracy always measures
+        accuracy(twin, 12, sequences=3)
+
+
+def test_far_attention_share_of_another_process_comes_from_the_results_cache(fresh_process, monkeypatch):
+    import lessons.tiny_model as tiny_model
+
+    run = train(small("rope", steps=2, batch=2))
+    share = tiny_model.far_attention_share(run, length=32, first_query=16, sequences=2)
+    fresh_process()
+    monkeypatch.setattr(tiny_model, "attention_weights", lambda *a: pytest.fail("recomputed"))
+    assert tiny_model.far_attention_share(run, length=32, first_query=16, sequences=2) == share
+
+
+def test_the_cache_key_of_inputs_is_the_same_text_in_every_process():
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from lessons.tiny_model import Config, _content_text, rotate\n"
+        "print(_content_text(({'b': np.arange(3.0), 'a': np.ones((2, 2))}, Config(), 1e-06, rotate, None)))"
+    )
+    texts = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+             for _ in range(2)}
+    assert len(texts) == 1
+    text = texts.pop()
+    assert text.startswith("tuple({'a': array(<f8, (2, 2), ") and "lessons.tiny_model.rotate" in text
+    from lessons.tiny_model import _content_text
+
+    for unnamed in (lambda g, a: g, object()):
+        with pytest.raises(TypeError, match="no content key"):
+            _content_text((unnamed,))
+
+
 def test_learned_rows_past_the_sequence_get_no_gradient():
     config = Config(method="learned", vocab=6, width=6, train_length=12)
     tokens = random_tokens(np.random.default_rng(3), 2, 5, config.vocab)
