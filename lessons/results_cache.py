@@ -4,6 +4,9 @@ Notebook 10 trains 30 small models (:func:`lessons.tiny_model.sweep`), a few sec
 numpy. The same runs are asked for by the notebook, its solution, their Chinese twins and the
 claims of ``python -m lessons.l13``, each in its own process; without a cache every one of
 them trains again. With it the first trains and stores the results, and the others read them.
+The slower measurements of the trained runs (the gradient check, the attention share past
+the trained distances, the per-position answers: :func:`lessons.tiny_model.correct` and its
+neighbours) are kept the same way.
 
 What makes an entry valid: its key holds the experiment's arguments and a *fingerprint* of
 the code that computes it — the source of the module and of every module of the ``lessons``
