@@ -70,9 +70,15 @@ def cos_distance_7():
     return rotated_dot(7, 0)
 
 
-@claim("02.cos_distance.sign", "Distance 2 and distance -2 (Q at 5, K at 7) give the same dot: difference", "0", tolerance=1e-12)
+@claim("02.cos_distance.sign", "Same content [1, 0]: distance 2 and distance -2 (Q at 5, K at 7) give the same dot: difference", "0", tolerance=1e-12)
 def cos_distance_sign():
     return abs(rotated_dot(7, 5) - rotated_dot(5, 7))
+
+
+@claim("02.cos_distance.sign_other_content", "Different contents (q = [1, 0], k = [0, 1]): the dots at distance 2 and distance -2 add up to", "0", tolerance=1e-12)
+def cos_distance_sign_other_content():
+    q, k = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    return abs(rotated_dot(7, 5, q, k) + rotated_dot(5, 7, q, k))
 
 
 @claim("02.moving.both_shift_3", "Q at 1, K at 0, distance 1; both moved by 3 (Q at 4, K at 3, distance 1): dot", "0.54030231")

@@ -44,8 +44,9 @@ def dot_table_two_apart():
 @below(1e-12)
 def norms_kept():
     q, k = _random_qk()
-    qr, _ = apply_rope(q, k, np.arange(16) * 37)
-    return float(np.max(np.abs(np.linalg.norm(qr, axis=-1) - np.linalg.norm(q, axis=-1))))
+    qr, kr = apply_rope(q, k, np.arange(16) * 37)
+    return float(max(np.max(np.abs(np.linalg.norm(turned, axis=-1) - np.linalg.norm(x, axis=-1)))
+                     for turned, x in ((qr, q), (kr, k))))
 
 
 @claim("04.shift_by_7", "Shifting every position by 7 changes the dot table by less than 1e-12", True)

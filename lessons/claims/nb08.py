@@ -418,6 +418,15 @@ def pitfall6_bf16_spacing():
     return int(np.diff(values[values <= 4096])[-1]), int(np.diff(values[values >= 4096])[0])
 
 
+@claim("08.pitfall6.bf16_spacing_angles", "Gap between neighbouring bfloat16 values from 128 to 256: an angle there is kept to the nearest radian", 1, tolerance=0)
+def pitfall6_bf16_spacing_angles():
+    values = np.unique(to_bfloat16(np.linspace(128.0, 256.0, 2049)))
+    gaps = np.unique(np.diff(values))
+    if len(gaps) != 1:
+        raise AssertionError(f"bfloat16 gaps from 128 to 256 are not all equal: {gaps}")
+    return int(gaps[0])
+
+
 @claim("08.pitfall6.bf16_first_inexact", "The first integer bfloat16 cannot hold exactly (every integer up to 256 it holds)", 257, tolerance=0)
 def pitfall6_bf16_first_inexact():
     n = np.arange(1.0, 1025.0)

@@ -387,7 +387,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     plain_log_ticks(ax.xaxis)
     ax.set_xlim(1, max_distance)
     ax.set_ylim(-14, d // 2 + 6)
-    ax.set_xlabel("distance |n - m| between query and key (positions, log scale)")
+    ax.set_xlabel("distance m - n, query minus key (positions, log scale)")
     ax.set_ylabel("value (no unit)")
     ax.set_title(f"A whole head (d = {d}, base {base:g}) fades on average with distance")
     ax.grid(True, which="major", color="0.9")
