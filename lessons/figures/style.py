@@ -75,8 +75,8 @@ STYLE: dict[str, object] = {
     # Titles sit at the top of their axes. matplotlib's default (None) measures the x axis and
     # the y offset text of every axes at each draw, to lift a title over ticks at the top; the
     # course puts no ticks there, so that search moved no title (every picture is the same,
-    # pixel for pixel: tests/test_figures.py) and cost about a sixth of printing a figure (16% of
-    # the CPU time of printing the 14 pictures of that test).
+    # pixel for pixel: tests/test_figures.py) and cost about 6% of printing a figure
+    # (python benchmarks/bench_figures.py --titles).
     "axes.titley": 1.0,
     "axes.labelsize": FONT_SIZE,
     "figure.titlesize": TITLE_SIZE + 1,
