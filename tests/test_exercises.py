@@ -154,6 +154,30 @@ def test_value_hint_for_a_typical_wrong_answer():
     assert verdict.outcome is Outcome.WRONG_VALUE and "unrotated" in verdict.hint
 
 
+@pytest.mark.parametrize("shift", [1, -1])
+def test_an_off_by_one_apply_rope_is_told_it_is_one_position_off(shift):
+    """Counting positions from 1 (or from -1) is a common slip: it scores 0 and names the slip."""
+
+    def off_by_one(q, k, positions):
+        return apply_rope(q, k, np.asarray(positions, dtype=float) + shift)
+
+    verdict = verdict_of("ex06_apply_rope", off_by_one, seed=3)
+    assert verdict.points == 0 and verdict.outcome is Outcome.WRONG_VALUE
+    assert "one position off" in verdict.hint
+
+
+def test_a_look_back_weight_divided_by_sqrt_d_is_told_so():
+    """Notebook 05's attention divides by sqrt(d); this exercise does not, and the hint says so."""
+    from lessons.exercises.nb06 import _look_back_weight
+
+    def with_sqrt_d(d, D, m, scale):
+        return _look_back_weight(d, D, m, scale / np.sqrt(d))
+
+    verdict = verdict_of("ex06_look_back_weight", with_sqrt_d, seed=3)
+    assert verdict.points == 0 and verdict.outcome is Outcome.WRONG_VALUE
+    assert "divided by sqrt(d)" in verdict.hint
+
+
 def test_judge_function_outcomes():
     ex = get("ex06_rotate_pair")
     cases = ex.draw_cases(np.random.default_rng(0))

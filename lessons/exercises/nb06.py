@@ -203,6 +203,12 @@ def _rope_where(index, case) -> str:
     )
 
 
+OFF_BY_ONE_HINT = N_(
+    "your angles are one position off: a token at position p turns by p times each pair's "
+    "frequency, so a token at position 0 does not turn; use `positions` as they are"
+)
+
+
 def _interleaved(x, positions, inv_freq):
     return apply_rope(x, x, positions, inv_freq=inv_freq)[0]
 
@@ -228,6 +234,16 @@ def _interleaved(x, positions, inv_freq):
                 "tokens at 0, 1, 2, ... would get; build the angles from `positions`"
             ),
             lambda q, k, positions: apply_rope(q, k, np.arange(np.shape(q)[-2])),
+        ),
+        Mutant(
+            "position_plus_one",
+            OFF_BY_ONE_HINT,
+            lambda q, k, positions: apply_rope(q, k, np.asarray(positions, dtype=float) + 1),
+        ),
+        Mutant(
+            "position_minus_one",
+            OFF_BY_ONE_HINT,
+            lambda q, k, positions: apply_rope(q, k, np.asarray(positions, dtype=float) - 1),
         ),
         Mutant(
             "nothing_rotated",
@@ -457,6 +473,14 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
                 "multiply the scores by the scale before the softmax"
             ),
             lambda d, D, m, scale: _look_back_weight(d, D, m, 1.0),
+        ),
+        Mutant(
+            "divided_by_sqrt_d",
+            N_(
+                "your scores are divided by sqrt(d), as notebook 05's attention does: this "
+                "exercise takes the softmax over scale times (query dot key), with no sqrt(d)"
+            ),
+            lambda d, D, m, scale: _look_back_weight(d, D, m, float(scale) / np.sqrt(int(d))),
         ),
         Mutant(
             "key_at_m",
