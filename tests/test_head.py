@@ -292,6 +292,24 @@ def test_decay_figure_draws_both_curves_on_a_log_axis():
         decay_figure(marked=(0, 2))
 
 
+@pytest.mark.parametrize("base, bottom", [(10000.0, -14.0), (500.0, None)])
+def test_decay_figure_keeps_the_whole_curve_inside_the_axes(base, bottom):
+    """03's Try-it calls decay_figure(d=128, base=500): that curve dips to about -16.4 near
+    distance 900, below the default figure's floor of -14; the axis goes down to meet it."""
+    from lessons.figures.head import decay_figure
+
+    fig = decay_figure(d=128, base=base, marked=(2, 16))
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    y = ax.lines[0].get_ydata()
+    assert low < y.min() and high > y.max()
+    if bottom is not None:
+        assert low == bottom  # the course's own figure is unchanged
+    else:
+        assert y.min() < -14.0 and low == pytest.approx(1.1 * y.min())
+    plt.close(fig)
+
+
 def test_look_back_figure_shows_the_scores_and_weights_it_is_given():
     from lessons.figures.head import look_back_figure
 

@@ -78,7 +78,7 @@ def terms_content_constant():
     return terms[0]
 
 
-@claim("07.terms.position_only", "P[m].P[m+2]: the same at every start (it depends on n - m only)", "28.3039")
+@claim("07.terms.position_only", "P[m].P[m+2]: the same at every start (it depends on the distance m - n only)", "28.3039")
 def terms_position_only():
     q, k = seeded_qk()
     terms = np.array([score_terms(q, k, m, m + GAP)[3] for m in STARTS])

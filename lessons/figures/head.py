@@ -369,7 +369,8 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
         raise ValueError(f"marked must hold distances greater than 0 (a log axis); got {marked.tolist()}")
     distances = np.arange(1, int(check_positive(max_distance, "max_distance")) + 1, dtype=np.float64)
     fig, ax = new_figure(width=9.0, height=5.0, margins=DECAY_MARGINS)
-    ax.plot(distances, cosine_sum(distances, d, base), color="tab:blue", lw=0.6, alpha=0.85,
+    sums = cosine_sum(distances, d, base)
+    ax.plot(distances, sums, color="tab:blue", lw=0.6, alpha=0.85,
             label=f"sum over the {d // 2} pairs of cos(distance x omega_i): half the score of all-ones q, k")
     ax.plot(distances, roformer_bound(distances, d, base), color="tab:red", lw=2.0,
             label="RoFormer's decay quantity: mean over j of |S_j| (bounds the score, times a content term)")
@@ -386,7 +387,8 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     ax.set_xscale("log")
     plain_log_ticks(ax.xaxis)
     ax.set_xlim(1, max_distance)
-    ax.set_ylim(-14, d // 2 + 6)
+    # Room below for the marked values' labels; a small base dips further, and its curve stays whole.
+    ax.set_ylim(min(-14.0, 1.1 * float(sums.min())), d // 2 + 6)
     ax.set_xlabel("distance m - n, query minus key (positions, log scale)")
     ax.set_ylabel("value (no unit)")
     ax.set_title(f"A whole head (d = {d}, base {base:g}) fades on average with distance")
