@@ -157,16 +157,17 @@ def release(solution_path: Path, out_dir: Path, execute: bool = True) -> Path:
     """Write (and execute) the student version of ``solution_path`` into ``out_dir``."""
     import nbformat
 
-    from ..run_notebooks import execute_notebook
+    from ..run_notebooks import execute_notebook, stored
 
     nb = nbformat.read(solution_path, as_version=4)
     student = student_notebook(nb)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / solution_path.name
+    previous = stored(target)
     nbformat.validate(student)
     nbformat.write(student, target)
     if execute:
-        execute_notebook(target)
+        execute_notebook(target, previous=previous)
     return target
 
 

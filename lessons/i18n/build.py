@@ -168,17 +168,20 @@ def build(language: str = "zh_CN", root: Path = ROOT, out: Path | None = None, *
     for b in gaps:
         print(f"warning: {b.target.relative_to(out).as_posix()}: {len(b.untranslated)} cell(s) kept in "
               f"English: {', '.join(b.untranslated)}", file=sys.stderr)
-    written = []
+    from ..run_notebooks import stored
+
+    written, previous = [], {}
     with notebook_lock(out, root):
         for b in built:
             b.target.parent.mkdir(parents=True, exist_ok=True)
             (b.target.parent / MARKER).write_text(language + "\n", encoding="utf-8")
+            previous[b.target] = stored(b.target)  # kept if a run changes only its ids
             nbformat.validate(b.notebook)
             nbformat.write(b.notebook, b.target)
             written.append(b.target)
         if execute:
             total = time.perf_counter()
-            for path, seconds in _execute(written, timeout, jobs):
+            for path, seconds in _execute(written, timeout, jobs, previous):
                 log(f"{seconds:6.1f} s  {path.relative_to(out).as_posix()}")
             log(f"{time.perf_counter() - total:6.1f} s  all {len(written)} notebooks")
     return written
@@ -188,27 +191,29 @@ class ExecutionError(RuntimeError):
     """A generated notebook failed to run top to bottom."""
 
 
-def _run_one(path: Path, timeout: int) -> tuple[Path, float]:
+def _run_one(path: Path, timeout: int, previous=None) -> tuple[Path, float]:
     # run_notebooks.execute_notebook only: its main() would refresh lessons/grade/course_cells.json
     # from the English notebooks/, which the translated notebooks must never touch.
     from ..run_notebooks import execute_notebook
 
     try:
-        return path, execute_notebook(path, timeout)
+        return path, execute_notebook(path, timeout, previous=previous)
     except Exception as error:  # nbclient's CellExecutionError, a timeout, a dead kernel
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # the traceback's terminal colours
         raise ExecutionError(f"{path}: {type(error).__name__}: {text[-2000:]}") from None
 
 
-def _execute(paths: list[Path], timeout: int, jobs: int):
+def _execute(paths: list[Path], timeout: int, jobs: int, previous: dict | None = None):
+    previous = previous or {}
     if jobs == 1:
         for path in paths:
-            yield _run_one(path, timeout)
+            yield _run_one(path, timeout, previous.get(path))
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for future in as_completed([pool.submit(_run_one, path, timeout) for path in paths]):
+        futures = [pool.submit(_run_one, path, timeout, previous.get(path)) for path in paths]
+        for future in as_completed(futures):
             yield future.result()
 
 
