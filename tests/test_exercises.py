@@ -166,6 +166,23 @@ def test_an_off_by_one_apply_rope_is_told_it_is_one_position_off(shift):
     assert "one position off" in verdict.hint
 
 
+def test_slips_that_turn_the_other_way_are_named_in_the_hint():
+    """q turned by n and k by m, or pair @ R instead of R @ pair, give exactly the clockwise
+    turn of a flipped minus sign: the hint names those slips too, not only the sign."""
+
+    def swapped_positions(q, k, m, n):
+        return float(rotate_2d(q, n) @ rotate_2d(k, m))
+
+    def row_times_matrix(pair, angle):
+        c, s = np.cos(angle), np.sin(angle)
+        return np.asarray(pair, dtype=float) @ np.array([[c, -s], [s, c]])
+
+    score = verdict_of("ex06_score", swapped_positions, seed=2)
+    assert score.points == 0 and "q turns by m and k by n" in score.hint
+    pair = verdict_of("ex06_rotate_pair", row_times_matrix, seed=2)
+    assert pair.points == 0 and "R @ pair (pair @ R turns the other way)" in pair.hint
+
+
 def test_a_look_back_weight_divided_by_sqrt_d_is_told_so():
     """Notebook 05's attention divides by sqrt(d); this exercise does not, and the hint says so."""
     from lessons.exercises.nb06 import _look_back_weight

@@ -190,7 +190,8 @@ def test_check_prints_chinese_for_a_wrong_function(capsys):
     assert f"  位置：    输出 [{index}]（旋转后这一对的 {which}）" in lines
     assert f"  应为：    {f.expected:.8g}" in lines
     assert f"  你的：    {f.given:.8g}" in lines
-    assert "  提示：    你的输出等于把角度符号取反（顺时针旋转）后的结果：检查旋转公式里的负号" in lines
+    assert ("  提示：    你的输出等于把角度符号取反（顺时针旋转）后的结果：检查旋转公式里的负号，"
+            "并确认你计算的是 R @ pair（pair @ R 会朝另一个方向转）") in lines
     assert "{" not in out and "}" not in out  # every placeholder filled
 
 
@@ -270,7 +271,7 @@ def test_english_is_unchanged(capsys):
     assert lines[4] == f"  given:    {f.given:.8g}"
     assert lines[-2] == (
         "  hint:     your output is what you get with the angle's sign flipped (a clockwise turn): "
-        "look at the minus sign in the rotation"
+        "check the minus sign in the rotation, and that you compute R @ pair (pair @ R turns the other way)"
     )
     assert lines[-1] == "Exercise 2a: rotate one pair: passes (8 cases)"
     assert not CJK.search(out)

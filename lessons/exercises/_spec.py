@@ -165,7 +165,8 @@ class Verdict:
         if o is Outcome.RIGHT:
             if self.kind == "checker":
                 if self.public:
-                    text = _("passes: accepts the correct implementation and catches all {count} public bugs")
+                    text = _("passes: accepts the correct implementation and catches all {count} "
+                             "public bugs; the grade uses more bugs, not shown here")
                 else:
                     text = _("passes: accepts the correct implementation and catches all {count} hidden bugs")
                 return [self._head(text.format(count=len(self.caught)))]

@@ -22,6 +22,15 @@ SIGN_HINT = N_(
     "your output is what you get with the angle's sign flipped (a clockwise turn): "
     "look at the minus sign in the rotation"
 )
+# Exercises 1 and 2a: other slips give exactly the clockwise turn too, and the hint names them.
+SCORE_SIGN_HINT = N_(
+    "your score is what you get with the angle's sign flipped (a clockwise turn): check the "
+    "minus sign in the rotation, and that q turns by m and k by n (turning only k, by n - m)"
+)
+PAIR_SIGN_HINT = N_(
+    "your output is what you get with the angle's sign flipped (a clockwise turn): check the "
+    "minus sign in the rotation, and that you compute R @ pair (pair @ R turns the other way)"
+)
 
 
 # ------------------------------------------------------------ Exercise 1: one pair, two positions
@@ -48,7 +57,9 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
     cases=_score_cases,
     practises="turning q and k by their own positions (frequency 1) and taking the dot product",
     mutants=(
-        Mutant("sign_flipped", SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))),
+        Mutant(
+            "sign_flipped", SCORE_SIGN_HINT, lambda q, k, m, n: float(rotate_2d(q, -m) @ rotate_2d(k, -n))
+        ),
         Mutant(
             "positions_ignored",
             N_(
@@ -114,7 +125,7 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
     where=lambda index, case: _turned_pair_where(index[0]),
     practises="the 2D rotation [cos -sin; sin cos]",
     mutants=(
-        Mutant("sign_flipped", SIGN_HINT, lambda pair, angle: rotate_2d(pair, -angle)),
+        Mutant("sign_flipped", PAIR_SIGN_HINT, lambda pair, angle: rotate_2d(pair, -angle)),
         Mutant(
             "degrees",
             N_("your output treats the angle as degrees: numpy's cos and sin take radians"),
