@@ -147,6 +147,18 @@ def test_build_keeps_code_cells_and_translates_markdown(repo):
     assert solution.cells[-1].source == ANSWER_ZH
 
 
+def test_build_says_which_notebooks_it_changed(repo):
+    lines = []
+    B.build(LANG, repo, execute=False, log=lines.append)
+    assert lines[-1] == ("2 of 2 notebooks changed: notebooks/zh/01_turn.ipynb, "
+                         "solutions/zh/01_turn.ipynb")
+    B.build(LANG, repo, execute=False, log=lines.append)
+    assert lines[-1] == "0 of 2 notebooks changed: none"
+    _set_markdown(repo / "solutions" / "01_turn.ipynb", "note", NOTE)  # the same text: no change
+    B.build(LANG, repo, execute=False, log=lines.append)
+    assert lines[-1] == "0 of 2 notebooks changed: none"
+
+
 def test_a_changed_english_cell_fails_check_and_update_marks_it_fuzzy(repo):
     B.build(LANG, repo, execute=False)
     changed = NOTE.replace("2 keys", "two keys")

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         except (_build.UntranslatedError, _build.ExecutionError, ValueError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        print(f"wrote {len(written)} notebooks under {out}")
+        print(f"built {len(written)} notebooks under {out}")
         return 0
     if args.command == "check":
         found = _build.check(args.lang, root)

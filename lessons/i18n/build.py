@@ -170,12 +170,13 @@ def build(language: str = "zh_CN", root: Path = ROOT, out: Path | None = None, *
               f"English: {', '.join(b.untranslated)}", file=sys.stderr)
     from ..run_notebooks import stored
 
-    written, previous = [], {}
+    written, previous, before = [], {}, {}
     with notebook_lock(out, root):
         for b in built:
             b.target.parent.mkdir(parents=True, exist_ok=True)
             (b.target.parent / MARKER).write_text(language + "\n", encoding="utf-8")
             previous[b.target] = stored(b.target)  # kept if a run changes only its ids
+            before[b.target] = b.target.read_bytes() if b.target.exists() else None
             nbformat.validate(b.notebook)
             nbformat.write(b.notebook, b.target)
             written.append(b.target)
@@ -184,6 +185,9 @@ def build(language: str = "zh_CN", root: Path = ROOT, out: Path | None = None, *
             for path, seconds in _execute(written, timeout, jobs, previous):
                 log(f"{seconds:6.1f} s  {path.relative_to(out).as_posix()}")
             log(f"{time.perf_counter() - total:6.1f} s  all {len(written)} notebooks")
+        changed = [path for path in written if path.read_bytes() != before[path]]
+        log(f"{len(changed)} of {len(written)} notebooks changed: "
+            + (", ".join(path.relative_to(out).as_posix() for path in changed) or "none"))
     return written
 
 
