@@ -8,8 +8,8 @@ Rotating ``[a, b]`` counter-clockwise by ``alpha`` sends the two basis arrows
     a' = a cos(alpha) - b sin(alpha)
     b' = a sin(alpha) + b cos(alpha)
 
-The minus sign is the upward basis arrow leaning left as it turns. Since
-cos^2 + sin^2 = 1 the cross terms cancel in a'^2 + b'^2 and the length is kept.
+The minus sign is the upward basis arrow leaning left as it turns. The cross terms of
+a'^2 + b'^2 cancel, and since cos^2 + sin^2 = 1 what remains is a^2 + b^2: the length is kept.
 """
 
 from __future__ import annotations

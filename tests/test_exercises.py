@@ -195,6 +195,18 @@ def test_a_look_back_weight_divided_by_sqrt_d_is_told_so():
     assert "divided by sqrt(d)" in verdict.hint
 
 
+def test_a_look_back_weight_with_the_scale_applied_twice_is_told_so():
+    """Scaling the query and then the scores squares the scale; the hint names the slip."""
+    from lessons.exercises.nb06 import _look_back_weight
+
+    def scaled_twice(d, D, m, scale):
+        return _look_back_weight(d, D, m, scale * scale)
+
+    verdict = verdict_of("ex06_look_back_weight", scaled_twice, seed=3)
+    assert verdict.points == 0 and verdict.outcome is Outcome.WRONG_VALUE
+    assert "multiplied by the scale twice" in verdict.hint
+
+
 def test_judge_function_outcomes():
     ex = get("ex06_rotate_pair")
     cases = ex.draw_cases(np.random.default_rng(0))
@@ -471,3 +483,12 @@ def test_a_checker_that_hangs_is_stopped_at_the_time_limit():
     assert outputs["correct"] == {"timeout": True}
     verdict = judge(ex, outputs, public=True)
     assert verdict.points == 0 and verdict.outcome is Outcome.ERROR and "time limit" in verdict.message()
+
+
+def test_cache_scores_left_undivided_are_told_they_lack_the_sqrt_d():
+    """The hint for exercise 4 of 08 describes the learner's slip (no division), not the rule."""
+    from lessons.exercises.nb08 import _cache_scores
+
+    verdict = verdict_of("ex08_cache_reset_bug", _cache_scores(3) * np.sqrt(2))
+    assert verdict.points == 0
+    assert verdict.hint.startswith("your scores are not divided by sqrt(d) = sqrt(2)")

@@ -327,12 +327,12 @@ def test_feedback_for_a_chinese_submission_is_in_chinese():
     assert "出错的单元格：3 (NameError: x)" in record["result"]
     with use_language("zh_CN"):
         text = records.feedback_markdown(record)
-    assert text.startswith("# 给 s1 的反馈：notebook 06\n\n**得分 0 / 4。**\n")
+    assert text.startswith("# 给 s1 的反馈：笔记本 06\n\n**得分 0 / 4。**\n")
     assert "| 练习 | 得分 | 结果 |" in text
     assert "| 练习 2a：旋转一对坐标 | 0 / 2 | 未通过：数值不对 |" in text
     assert "| 练习 2b：频率表 | 0 / 2 | 未评分：5 s |" in text
     assert "## 练习 2a：旋转一对坐标" in text
-    assert "运行你的 notebook 时：出错的单元格：3 (NameError: x)。" in text
+    assert "运行你的笔记本时：出错的单元格：3 (NameError: x)。" in text
     assert "输入用随机种子 7 抽取" in text
 
 

@@ -494,6 +494,14 @@ def _weight_cases(rng: np.random.Generator) -> list[dict]:
             lambda d, D, m, scale: _look_back_weight(d, D, m, float(scale) / np.sqrt(int(d))),
         ),
         Mutant(
+            "scale_applied_twice",
+            N_(
+                "your scores are multiplied by the scale twice (the query times scale, and "
+                "then the scores times scale again): apply it once, to the query or to the scores"
+            ),
+            lambda d, D, m, scale: _look_back_weight(d, D, m, float(scale) ** 2),
+        ),
+        Mutant(
             "key_at_m",
             N_(
                 "your weight is that of the key at the query's own position m: the key D "

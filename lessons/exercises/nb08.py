@@ -193,7 +193,10 @@ def _cache_scores(query_position):
             lambda: _cache_scores(2),
             N_("the new token comes after the three cached ones: its position is 3, not 2"),
         ),
-        (lambda: _cache_scores(3) * np.sqrt(2), N_("the scores are divided by sqrt(d) = sqrt(2)")),
+        (
+            lambda: _cache_scores(3) * np.sqrt(2),
+            N_("your scores are not divided by sqrt(d) = sqrt(2): divide each dot product by sqrt(2)"),
+        ),
     ),
 )
 def _():
