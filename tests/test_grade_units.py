@@ -226,3 +226,63 @@ def test_merging_hand_grades_writes_each_part_of_the_result_once():
     assert merged["result"] == ("1 of 6: wrong: Exercise 1; part marks: Exercise 3; "
                                 "not answered: Exercise 2; the kernel restarted once")
     assert merged["total"] == 1.0
+
+
+def test_each_notebook_titles_its_exercises_apart():
+    """The gradebook's columns and the result words name exercises by their titles' heads."""
+    from lessons.exercises import all_exercises
+    from lessons.grade.scoring import column_label
+
+    for nb in sorted({ex.notebook for ex in all_exercises()}):
+        labels = [column_label(ex) for ex in all_exercises(nb)]
+        assert len(labels) == len(set(labels)), (nb, labels)
+
+
+def test_columns_stay_apart_when_one_notebook_repeats_a_title(monkeypatch):
+    """Two exercises of one notebook with one title get their ids as columns, with one
+    notebook or several: results.json must map every column to one exercise."""
+    from lessons.grade import records, scoring
+
+    monkeypatch.setattr(scoring, "column_label",
+                        lambda ex: "Question" if ex.grade_id.startswith("ex08_") and ex.kind == "written"
+                        else ex.grade_id)
+    both = {"ex08_why_not_v": None, "ex08_shift_question": None}
+    alone = records.columns_for([{"exercises": both}])
+    mixed = records.columns_for([{"exercises": both}, {"exercises": {"ex06_rotate_pair": None}}])
+    for columns in (alone, mixed):
+        headers = [header for header, _ in columns]
+        assert len(headers) == len(set(headers)) == len(columns), columns
+    assert dict(mixed)["ex08_why_not_v"] == "ex08_why_not_v"
+    assert dict(mixed)["06 ex06_rotate_pair"] == "ex06_rotate_pair"
+
+
+def test_a_course_cell_that_raises_on_purpose_is_no_error():
+    """08 shows a ValueError on purpose (tagged raises-exception): it is neither the student's
+    error nor a failure of the course's cells; another course cell's error still counts."""
+    from lessons.grade.core import result_record
+    from lessons.grade.course import cell_hash, course_cells_raising
+    from lessons.grade.discovery import Submission
+    from lessons.grade.runner import RunResult
+
+    nb = nbformat.read(Path(__file__).parent.parent / "notebooks" / "08_layouts_caches_and_failures.ipynb", 4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    raising = [n for n, c in enumerate(code) if "raises-exception" in c.metadata.get("tags", ())]
+    assert raising and {cell_hash(code[n].source) for n in raising} == course_cells_raising("08")
+    other = next(n for n, c in enumerate(code) if n not in raising and c.source.strip()
+                 and not (c.metadata.get("nbgrader") or {}).get("solution"))
+    run = RunResult(cell_errors={raising[0]: "ValueError", other: "NameError"})
+    record = result_record(Submission(Path("s.ipynb"), "s", "08"), "0", 1, None, run,
+                           cells=[(n, c.source) for n, c in enumerate(code)])
+    assert record["cell_errors"] == record["course_cell_errors"] == {str(other): "NameError"}
+
+
+def test_feedback_leaves_out_the_note_on_the_course_cells():
+    from lessons.grade.records import feedback_markdown
+
+    note = " (1 of the course's own cell failed or timed out)"
+    record = {"student": "s", "notebook": "08", "total": 1.0, "max": 2.0, "grading": "ok" + note,
+              "course_cells_note": note, "exercises": {}, "result": "1 of 2", "seed": 1, "graded_at": "now"}
+    text = feedback_markdown(record)
+    assert "course" not in text and "Grading:" not in text
+    record["grading"] = "incomplete: Exercise 1: f did not return within 10 s" + note
+    assert "Grading: incomplete: Exercise 1: f did not return within 10 s." in feedback_markdown(record)

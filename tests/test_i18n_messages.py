@@ -366,6 +366,24 @@ def test_manual_grading_redoes_the_words_in_either_language():
         assert pending not in merged["result"] and merged["total"] == 1.0
 
 
+def test_the_gradebook_redoes_a_chinese_record_in_chinese_after_manual_grading(tmp_path):
+    """write_outputs merges the hand grades in each record's own language: a Chinese row keeps
+    no stale "待人工评分" part naming a question already graded, and gains no English words."""
+    first, second = get("ex06_gap_question"), get("ex06_length_question")
+    with use_language("zh_CN"):
+        exercises = {ex.grade_id: scoring.score_written(ex, "只有距离起作用。") for ex in (first, second)}
+        rec = records.build_record(
+            student="s3", file="s3.ipynb", sha="0", notebook="06", seed=1, exercises=exercises,
+            grading_problems=[], notes=[], student_events=[], cell_errors={}, course_errors={},
+        )
+    rec["language"] = "zh_CN"
+    records.write_outputs(tmp_path, {"s3": rec}, 1, {}, grades={"s3": {first.grade_id: {"points": 1.0}}})
+    row = (tmp_path / "gradebook.csv").read_text(encoding="utf-8").splitlines()[1]
+    pending = row[row.index("待人工评分"):]
+    assert row.count("待人工评分") == 1 and "to grade by hand" not in row
+    assert scoring.column_label(second) in pending and scoring.column_label(first) not in pending
+
+
 def test_not_graded_words_share_their_prefix_in_chinese():
     """unanswered() strips the words of NOT_GRADED_PREFIX: every reason must start with them."""
     with use_language("zh_CN"):

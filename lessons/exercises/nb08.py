@@ -224,7 +224,7 @@ def _():
 
 written_question(
     "ex08_why_not_v",
-    title=N_("Question: why is V never rotated?"),
+    title=N_("Question 1: why is V never rotated?"),
     points=1,
     prompt="Why are only the queries and keys rotated, never the values? What would rotating V do?",
     practises="where position enters attention: the scores, not the content that is mixed",
@@ -233,7 +233,7 @@ written_question(
 
 written_question(
     "ex08_shift_question",
-    title=N_("Question: what a passing shift check tells you"),
+    title=N_("Question 2: what a passing shift check tells you"),
     points=1,
     prompt="A decoding step whose cache positions are right passes the shift check (every position "
     "moved by the same amount, the scores unchanged). Why does it pass? Name a bug of this notebook "

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..exercises import all_exercises
 from ..i18n import use_language
-from .course import course_cells, is_course_cell
+from .course import cell_hash, course_cells, course_cells_raising, is_course_cell
 from .discovery import (  # noqa: F401 - re-exported for callers of the older single module
     NothingToGrade,
     Submission,
@@ -134,7 +134,9 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
                 course_events.append(text)  # e.g. the course's own slow cell timed out: not the student's
             else:
                 student_events.append(text)
-        cell_errors = dict(run.cell_errors)
+        raising = course_cells_raising(sub.notebook)  # tagged raises-exception: raising is what they do
+        cell_errors = {n: e for n, e in run.cell_errors.items()
+                       if cell_hash(sources.get(n, "")) not in raising}
         course_errors = {n: e for n, e in cell_errors.items() if is_course_cell(sources.get(n, ""), hashes)}
     record = build_record(
         student=sub.student, file=str(sub.path), sha=sha, notebook=sub.notebook, seed=seed,
@@ -147,7 +149,9 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
     failed = set(course_errors) | {text for text in course_events}
     if failed and lost:
         n = len(failed)
-        record["grading"] += f" ({n} of the course's own cell{'s' if n != 1 else ''} failed or timed out)"
+        note = f" ({n} of the course's own cell{'s' if n != 1 else ''} failed or timed out)"
+        record["grading"] += note
+        record["course_cells_note"] = note  # for the instructor: left out of the student's feedback
     return record
 
 

@@ -282,10 +282,11 @@ def columns_for(rows: list[dict]) -> list[tuple[str, str]]:
     notebooks = {ex.notebook for ex in present}
     out = []
     for ex, label in zip(present, labels, strict=True):
-        if len(notebooks) > 1:
+        if sum(other.notebook == ex.notebook and other_label == label
+               for other, other_label in zip(present, labels, strict=True)) > 1:
+            label = ex.grade_id  # two exercises of one notebook with one title: the ids tell them apart
+        elif len(notebooks) > 1:
             label = f"{ex.notebook} {label}"
-        elif labels.count(label) > 1:
-            label = ex.grade_id
         out.append((label, ex.grade_id))
     return out
 
@@ -294,7 +295,10 @@ def write_outputs(out: Path, records: dict[str, dict], seed, settings: dict, *,
                   reveal: bool = False, grades: dict | None = None) -> None:
     """Rebuild gradebook.csv, results.json, feedback/ and manual.csv from the records."""
     grades = grades or {}
-    rows = [with_manual(r, grades) for r in sorted(records.values(), key=lambda r: r["student"])]
+    rows = []
+    for r in sorted(records.values(), key=lambda r: r["student"]):
+        with use_language(language_of_record(r)):  # the result words are redone in the record's language
+            rows.append(with_manual(r, grades))
     columns = columns_for(rows)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -331,8 +335,10 @@ def feedback_markdown(r: dict, reveal: bool = False) -> str:
     lines = [_("# Feedback for {student}: notebook {notebook}").format(
                  student=r["student"], notebook=r["notebook"] or "?"), "",
              _("**{total} of {max} points.**").format(total=num(r["total"]), max=num(r["max"])), ""]
-    if r["grading"] != "ok":
-        lines += [_("Grading: {grading}.").format(grading=r["grading"]), ""]
+    # the note on the course's own cells is for the instructor, not the student
+    grading = r["grading"].removesuffix(r.get("course_cells_note", ""))
+    if grading != "ok":
+        lines += [_("Grading: {grading}.").format(grading=grading), ""]
     if r["exercises"]:
         lines += [_("| exercise | points | result |"), "|---|---|---|"]
         for e in r["exercises"].values():
