@@ -118,6 +118,18 @@ def check_at_least(value, minimum: float, name: str) -> float:
     return value
 
 
+def check_base(value, name: str = "base") -> float:
+    """A RoPE base: a finite real number greater than 1, so that each later pair turns slower."""
+    value = check_positive(value, name)
+    if value <= 1:
+        raise ValueError(
+            _("{name} must be greater than 1 (each later pair then turns slower); got {value}").format(
+                name=name, value=value
+            )
+        )
+    return value
+
+
 def check_layout(layout) -> str:
     if layout not in LAYOUTS:
         raise ValueError(

@@ -21,11 +21,20 @@ from .rope import rope_rotate
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
-    """A numerically stable softmax along ``axis``; -inf entries get weight 0."""
+    """A numerically stable softmax along ``axis``; -inf entries get weight 0.
+
+    A row that is -inf everywhere (every key masked) has no weights to give: ValueError.
+    """
     scores = np.asarray(scores)
     if scores.dtype != np.float32:
         scores = scores.astype(np.float64)
-    shifted = scores - np.max(scores, axis=axis, keepdims=True)
+    if scores.size == 0:
+        raise ValueError(f"scores must hold at least one score; got shape {scores.shape}")
+    largest = np.max(scores, axis=axis, keepdims=True)
+    if np.isneginf(largest).any():
+        raise ValueError("scores: a row is -inf everywhere (every key masked), so softmax has no weights "
+                         "to give it; mask fewer keys, or leave that query out")
+    shifted = scores - largest
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_positive, check_width
+from ._checks import as_float_array, as_positions, check_base, check_width
 
 DEFAULT_BASE = 10000.0
 
@@ -24,7 +24,7 @@ def pair_frequencies(d, base=DEFAULT_BASE) -> np.ndarray:
     This is ``inv_freq`` of Hugging Face transformers and ``freqs`` of Meta's LLaMA.
     """
     d = check_width(d, "d")
-    base = check_positive(base, "base")
+    base = check_base(base)
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
@@ -55,9 +55,11 @@ def turns_at_distance(distance, inv_freq) -> np.ndarray:
 def pairs_under_one_turn(distance, d, base=DEFAULT_BASE) -> int:
     """The number of pairs that have not yet completed one full turn at ``distance`` (``03``).
 
-    These pairs still tell distances apart without wrapping around the circle.
+    These pairs still tell distances apart without wrapping around the circle. A distance of
+    either sign counts the same: a key 10 after its query is as many turns away as one 10 before.
     """
-    return int(np.count_nonzero(turns_at_distance(distance, pair_frequencies(d, base)) < 1.0))
+    turns = turns_at_distance(distance, pair_frequencies(d, base))
+    return int(np.count_nonzero(np.abs(turns) < 1.0))
 
 
 def wavelengths(inv_freq) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_positive, check_width
+from ._checks import as_float_array, as_positions, check_base, check_width
 from .frequencies import DEFAULT_BASE, pair_frequencies
 from .rope import rope_rotate
 from .rotation import rotate_2d, rotation_matrix
@@ -57,7 +57,7 @@ def block_rotation_matrix(position, d, base=DEFAULT_BASE) -> np.ndarray:
     """
     m = _one_number(position, "position")
     d = check_width(d, "d")
-    check_positive(base, "base")
+    check_base(base)
     blocks = rotation_matrix(m * pair_frequencies(d, base))  # [d/2, 2, 2]
     matrix = np.zeros((d, d))
     for i, block in enumerate(blocks):
@@ -81,7 +81,7 @@ def pair_scores(q, k, q_position, k_position, *, base=DEFAULT_BASE, inv_freq=Non
     d = check_width(q.shape[0], "the width of q and k")
     m = _one_number(q_position, "q_position")
     n = _one_number(k_position, "k_position")
-    check_positive(base, "base")
+    check_base(base)
     freqs = _frequencies(d, base, inv_freq)
     q_turned = rotate_2d(q.reshape(-1, 2), m * freqs)
     k_turned = rotate_2d(k.reshape(-1, 2), n * freqs)
@@ -127,7 +127,7 @@ def look_back_query(d, D, base=DEFAULT_BASE) -> np.ndarray:
     d = check_width(d, "d")
     if isinstance(D, bool) or not isinstance(D, (int, np.integer)):
         raise TypeError(f"D must be a whole number of positions (an int); got {D!r} ({type(D).__name__})")
-    check_positive(base, "base")
+    check_base(base)
     phi = -int(D) * pair_frequencies(d, base)
     return np.stack([np.cos(phi), np.sin(phi)], axis=-1).reshape(d)
 

@@ -100,7 +100,10 @@ def rotate_with_angles(x, angles) -> np.ndarray:
     """
     x = as_float_array(x, "x", min_ndim=2).astype(np.float64, copy=False)
     angles = as_float_array(angles, "angles", min_ndim=2).astype(np.float64, copy=False)
-    if x.shape[-1] % 2 or angles.shape != (x.shape[-2], x.shape[-1] // 2):
+    if x.shape[-1] % 2:
+        raise ValueError(f"the last axis of x (head width) must be even: pairs of coordinates; got x of "
+                         f"shape {x.shape}")
+    if angles.shape != (x.shape[-2], x.shape[-1] // 2):
         raise ValueError(
             f"angles must have shape (T, d/2) = {(x.shape[-2], x.shape[-1] // 2)} for x of shape "
             f"{x.shape}; got {angles.shape}"

@@ -24,21 +24,21 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, check_at_least, check_positive, check_width
+from ._checks import as_float_array, check_at_least, check_base, check_positive, check_width
 from .frequencies import DEFAULT_BASE, pair_frequencies
 
 
 def linear_frequencies(d, factor, base=DEFAULT_BASE) -> np.ndarray:
     """Position interpolation: omega_i / s (``09``)."""
-    factor = check_positive(factor, "factor")
+    factor = check_at_least(factor, 1.0, "factor")
     return pair_frequencies(d, base) / factor
 
 
 def dynamic_ntk_base(d, factor, seq_len, max_position_embeddings, base=DEFAULT_BASE) -> float:
     """The grown base of dynamic NTK scaling for a sequence of ``seq_len`` tokens (``09``)."""
     d = check_width(d, "d")
-    factor = check_positive(factor, "factor")
-    base = check_positive(base, "base")
+    factor = check_at_least(factor, 1.0, "factor")
+    base = check_base(base)
     seq_len = check_positive(seq_len, "seq_len")
     M = check_positive(max_position_embeddings, "max_position_embeddings")
     if seq_len <= M:
@@ -55,9 +55,11 @@ def dynamic_ntk_frequencies(d, factor, seq_len, max_position_embeddings, base=DE
 
 def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings) -> float:
     """The (fractional) pair index whose wavelength fits ``num_rotations`` turns in L (``09``)."""
-    return (d * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi))) / (
-        2 * math.log(base)
-    )
+    d = check_width(d, "d")
+    base = check_base(base)
+    L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
+    num_rotations = check_positive(num_rotations, "num_rotations")
+    return (d * math.log(L / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
 def yarn_correction_range(
@@ -65,10 +67,15 @@ def yarn_correction_range(
 ) -> tuple[float, float]:
     """(low, high): pairs below ``low`` keep their frequency, above ``high`` are divided by s."""
     d = check_width(d, "d")
-    base = check_positive(base, "base")
+    base = check_base(base)
     L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
     beta_fast = check_positive(beta_fast, "beta_fast")
     beta_slow = check_positive(beta_slow, "beta_slow")
+    if beta_fast <= beta_slow:
+        raise ValueError(
+            f"beta_fast (turns over the trained length above which a pair is kept) must be greater "
+            f"than beta_slow (below which it is divided by s); got {beta_fast:g} and {beta_slow:g}"
+        )
     low = yarn_correction_dim(beta_fast, d, base, L)
     high = yarn_correction_dim(beta_slow, d, base, L)
     if truncate:
@@ -137,7 +144,7 @@ def llama3_frequencies(
     wavelength < L / high_freq_factor: unchanged; > L / low_freq_factor: divided by s;
     between: (1 - smooth) omega / s + smooth omega with smooth = (L / wavelength - a) / (b - a).
     """
-    factor = check_positive(factor, "factor")
+    factor = check_at_least(factor, 1.0, "factor")
     a = check_positive(low_freq_factor, "low_freq_factor")
     b = check_positive(high_freq_factor, "high_freq_factor")
     if b <= a:
@@ -179,7 +186,7 @@ def longrope_frequencies(
     are given, ``factor`` is used). Like YaRN's, it multiplies cos and sin.
     """
     d = check_width(d, "d")
-    base = check_positive(base, "base")
+    base = check_base(base)
     seq_len = check_positive(seq_len, "seq_len")
     L = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
     rescale = {}
@@ -219,8 +226,8 @@ def ntk_aware_base(d, factor, base=DEFAULT_BASE) -> float:
     dynamic NTK base at the length where (s L / M) - (s - 1) = s.
     """
     d = check_width(d, "d")
-    factor = check_positive(factor, "factor")
-    base = check_positive(base, "base")
+    factor = check_at_least(factor, 1.0, "factor")
+    base = check_base(base)
     if d == 2:
         raise ValueError("d must be at least 4 for NTK-aware scaling (the exponent is d / (d - 2))")
     return base * factor ** (d / (d - 2))

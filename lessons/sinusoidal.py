@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_positive, check_width
+from ._checks import as_float_array, as_positions, check_base, check_width
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 
 
@@ -28,7 +28,7 @@ def sinusoidal_encoding(positions, d, base=DEFAULT_BASE) -> np.ndarray:
     """The [T, d] table of added position vectors for ``positions`` (``07``)."""
     positions = as_positions(positions)
     d = check_width(d, "d")
-    base = check_positive(base, "base")
+    base = check_base(base)
     angles = angle_table(positions, pair_frequencies(d, base))
     pe = np.empty((positions.shape[0], d), dtype=np.float64)
     pe[:, 0::2] = np.sin(angles)
@@ -38,20 +38,25 @@ def sinusoidal_encoding(positions, d, base=DEFAULT_BASE) -> np.ndarray:
 
 def added_score(q, k, m, n, base=DEFAULT_BASE) -> float:
     """(q + P[m]) . (k + P[n]) for 1-D q and k: the score with added positions (``07``)."""
-    q = np.asarray(q, dtype=np.float64)
-    k = np.asarray(k, dtype=np.float64)
-    pe = sinusoidal_encoding([m, n], q.shape[-1], base)
+    q, k = _query_and_key(q, k)
+    pe = sinusoidal_encoding([m, n], q.shape[0], base)
     return float((q + pe[0]) @ (k + pe[1]))
+
+
+def _query_and_key(q, k) -> tuple[np.ndarray, np.ndarray]:
+    """q and k as float64 vectors, checked: finite, 1-D, of one width."""
+    q = as_float_array(q, "q").astype(np.float64, copy=False)
+    k = as_float_array(k, "k").astype(np.float64, copy=False)
+    if q.ndim != 1 or q.shape != k.shape:
+        raise ValueError(f"q and k must be 1-D vectors of the same width; got q {q.shape} and k {k.shape}")
+    return q, k
 
 
 def rotary_score(q, k, m, n, base=DEFAULT_BASE) -> float:
     """R(m) q . R(n) k for 1-D q and k (interleaved pairs): the score with rotated positions (``07``)."""
     from .rope import rope_rotate
 
-    q = as_float_array(q, "q")
-    k = as_float_array(k, "k")
-    if q.ndim != 1 or q.shape != k.shape:
-        raise ValueError(f"q and k must be 1-D vectors of the same width; got q {q.shape} and k {k.shape}")
+    q, k = _query_and_key(q, k)
     return float(rope_rotate(q[None, :], [m], base=base)[0] @ rope_rotate(k[None, :], [n], base=base)[0])
 
 
@@ -62,10 +67,7 @@ def score_terms(q, k, m, n, base=DEFAULT_BASE) -> np.ndarray:
     position, so their sum cannot be a function of n - m alone. The four add up to
     :func:`added_score`.
     """
-    q = as_float_array(q, "q")
-    k = as_float_array(k, "k")
-    if q.ndim != 1 or q.shape != k.shape:
-        raise ValueError(f"q and k must be 1-D vectors of the same width; got q {q.shape} and k {k.shape}")
+    q, k = _query_and_key(q, k)
     pm, pn = sinusoidal_encoding([m, n], q.shape[0], base)
     return np.array([q @ k, q @ pn, pm @ k, pm @ pn])
 

@@ -93,7 +93,10 @@ class Config:
                 f"distance must be smaller than train_length ({self.train_length}); got {self.distance}"
             )
         if self.lengths is not None:
-            if not self.lengths or any(int(n) <= self.distance for n in self.lengths):
+            if isinstance(self.lengths, (list, np.ndarray)):  # a list typed in a Try it: kept as a tuple
+                object.__setattr__(self, "lengths", tuple(int(n) for n in self.lengths))
+            if not isinstance(self.lengths, tuple) or not self.lengths or any(
+                    int(n) <= self.distance for n in self.lengths):
                 raise ValueError(
                     f"lengths must be a non-empty tuple of lengths above distance {self.distance}; "
                     f"got {self.lengths!r}"

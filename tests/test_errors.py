@@ -499,3 +499,77 @@ def test_angle_conversions_and_distances():
         radians_to_degrees([1.0, np.nan])
     with pytest.raises(ValueError, match=esc("distance must be a single number; got an array of shape (2,)")):
         turns_at_distance([1, 2], pair_frequencies(4))
+
+
+# --- from a read of every public function with a learner's wrong inputs -----------------------
+@pytest.mark.parametrize("base", [0.5, 1, 1.0])
+def test_a_base_of_one_or_less_is_refused_everywhere(base):
+    """A base <= 1 reverses the ladder (or stops every pair): refused, by name."""
+    from lessons.head import look_back_query
+    from lessons.scaling import ntk_aware_base, yarn_correction_dim, yarn_correction_range
+
+    message = re.escape(f"base must be greater than 1 (each later pair then turns slower); got {float(base)}")
+    for call in (lambda: pair_frequencies(8, base), lambda: sinusoidal_encoding([0, 1], 8, base),
+                 lambda: ntk_aware_base(8, 4, base), lambda: yarn_correction_range(128, base, 4096),
+                 lambda: yarn_correction_dim(32, 128, base, 4096), lambda: look_back_query(8, 1, base)):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: linear_frequencies(8, 0.5), lambda: dynamic_ntk_base(8, 0.5, 4096, 2048),
+    lambda: llama3_frequencies(8, 0.5),
+])
+def test_a_scaling_factor_below_one_is_refused(call):
+    with pytest.raises(ValueError, match=re.escape("factor must be at least 1.0; got 0.5")):
+        call()
+
+
+def test_yarn_betas_in_the_wrong_order_are_refused():
+    from lessons.scaling import yarn_correction_range
+
+    with pytest.raises(ValueError, match=r"beta_fast .* must be greater than beta_slow .*got 1 and 32"):
+        yarn_correction_range(128, 10000.0, 4096, beta_fast=1.0, beta_slow=32.0)
+
+
+def test_pairs_under_one_turn_counts_a_distance_of_either_sign_alike():
+    assert pairs_under_one_turn(-10, 8) == pairs_under_one_turn(10, 8) == 3
+    assert pairs_under_one_turn(-1000, 64) == pairs_under_one_turn(1000, 64) == 14
+
+
+@pytest.mark.parametrize("q, k, expected", [
+    ([np.nan, 0.0], [1.0, 0.0], "q must be finite; it holds 1 NaN or infinite value(s)"),
+    (np.ones(4), np.ones(2), "q and k must be 1-D vectors of the same width; got q (4,) and k (2,)"),
+    (np.ones((2, 2)), np.ones((2, 2)), "q and k must be 1-D vectors of the same width; got q (2, 2)"),
+])
+def test_added_score_checks_q_and_k_as_its_neighbours_do(q, k, expected):
+    from lessons.sinusoidal import added_score
+
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        added_score(q, k, 0, 1)
+
+
+def test_softmax_refuses_a_row_with_every_key_masked():
+    from lessons.attention import softmax
+
+    scores = np.array([[0.0, -np.inf], [-np.inf, -np.inf]])
+    with pytest.raises(ValueError, match=r"a row is -inf everywhere \(every key masked\)"):
+        softmax(scores)
+    assert softmax(scores[:1]).tolist() == [[1.0, 0.0]]  # a masked entry alone: weight 0
+    with pytest.raises(ValueError, match=r"scores must hold at least one score; got shape \(0,\)"):
+        softmax([])
+
+
+def test_rotate_with_angles_blames_an_odd_width_on_x():
+    from lessons.precision import rotate_with_angles
+
+    with pytest.raises(ValueError, match=r"the last axis of x \(head width\) must be even"):
+        rotate_with_angles(np.ones((3, 5)), np.ones((3, 2)))
+
+
+def test_a_list_of_lengths_is_kept_as_a_tuple():
+    from lessons.tiny_model import Config
+
+    assert Config(lengths=[16, 32, 64]).lengths == (16, 32, 64)
+    with pytest.raises(ValueError, match=r"lengths must be a non-empty tuple of lengths above distance"):
+        Config(lengths=64)

@@ -492,3 +492,11 @@ def test_cache_scores_left_undivided_are_told_they_lack_the_sqrt_d():
     verdict = verdict_of("ex08_cache_reset_bug", _cache_scores(3) * np.sqrt(2))
     assert verdict.points == 0
     assert verdict.hint.startswith("your scores are not divided by sqrt(d) = sqrt(2)")
+
+
+def test_decoding_scores_left_undivided_are_told_they_lack_the_sqrt_d():
+    from lessons.exercises.nb08 import _fixed_scores
+
+    verdict = verdict_of("ex08_double_rotation_bug", _fixed_scores() * np.sqrt(4))
+    assert verdict.points == 0
+    assert verdict.hint.startswith("your scores are not divided by sqrt(d) = sqrt(4)")

@@ -155,9 +155,17 @@ def _per_head_inverse(w, n_heads):
             lambda: _double_rotated(),
             N_("these are the buggy code's scores: the cached keys are rotated again"),
         ),
+        (
+            lambda: _fixed_scores() * np.sqrt(4),
+            N_("your scores are not divided by sqrt(d) = sqrt(4): divide each dot product by sqrt(4)"),
+        ),
     ),
 )
 def _():
+    return _fixed_scores()
+
+
+def _fixed_scores():
     cache = RotaryKVCache(d=4)
     cache.append(RAW_KEYS, np.zeros((3, 1)))
     return cache.scores(RAW_QUERY)  # keys rotated once, the query at position 3

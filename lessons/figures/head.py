@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, as_positions, check_positive, check_width
+from .._checks import as_float_array, as_positions, check_base, check_positive, check_width
 from ..frequencies import DEFAULT_BASE
 from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
@@ -363,7 +363,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     of each. The legend sits below the axes, off the data.
     """
     d = check_width(d, "d")
-    check_positive(base, "base")
+    check_base(base)
     marked = as_positions(marked, "marked")
     if np.any(marked <= 0):
         raise ValueError(f"marked must hold distances greater than 0 (a log axis); got {marked.tolist()}")

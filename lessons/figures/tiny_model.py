@@ -134,6 +134,9 @@ def attention_row_figure(run: Run, tokens, query: int, *, mark=()):
         raise ValueError(f"tokens must be one sequence (1-D); got shape {tokens.shape}")
     if not 0 <= query < len(tokens):
         raise ValueError(f"query must be a position in 0..{len(tokens) - 1}; got {query}")
+    for d in mark:
+        if not 0 <= d <= query:
+            raise ValueError(f"mark must hold distances back in 0..{query} (the query's position); got {d}")
     weights = attention_weights(run, tokens[None, : query + 1])[0, query]
     distances = query - np.arange(query + 1)
     fig, ax = new_figure(height=3.6, margins=Margins(left=0.75, right=0.15, bottom=BOTTOM, top=TOP))
@@ -163,6 +166,9 @@ def pairs_figure(run: Run, *, max_distance: int = 130, mark=(1, 120)):
     """Inside a RoPE head: (left) each pair's amplitude |c_i| as a share, next to the hand-built
     look-back head's equal shares; (right) each pair's token-averaged score against the
     distance back, and their sum."""
+    for d in mark:
+        if not 0 <= d <= max_distance:
+            raise ValueError(f"mark must hold distances in 0..max_distance ({max_distance}); got {d}")
     c = pair_coefficients(run)
     built = look_back_coefficients(run.config)
     pairs = np.arange(len(c))
