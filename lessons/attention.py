@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions
+from ._checks import as_float_array, as_positions, check_base, check_layout
 from .frequencies import DEFAULT_BASE
 from .rope import rope_rotate
 
@@ -69,6 +69,7 @@ def attention(
             f"k and v must hold one row per key (the same T axis); got k {k.shape} and v {v.shape}"
         )
     Tq, Tk = q.shape[-2], k.shape[-2]
+    layout, base = check_layout(layout), check_base(base)  # checked even when no positions use them
     rope = q_positions is not None or k_positions is not None
     if rope and (q_positions is None or k_positions is None):
         raise ValueError("give both q_positions and k_positions to apply RoPE, or neither")

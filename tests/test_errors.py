@@ -573,3 +573,31 @@ def test_a_list_of_lengths_is_kept_as_a_tuple():
     assert Config(lengths=[16, 32, 64]).lengths == (16, 32, 64)
     with pytest.raises(ValueError, match=r"lengths must be a non-empty tuple of lengths above distance"):
         Config(lengths=64)
+
+
+def test_the_dot_table_figures_name_their_positions_argument():
+    from lessons.figures.attention import dot_table_heatmap, dot_tables_side_by_side, shifted_dot_tables
+
+    expect = r"{} must hold one position per token: expected {} \(the T axis\), got {}"
+    with pytest.raises(ValueError, match=expect.format("positions", 3, 2)):
+        dot_table_heatmap(np.eye(3), [0, 1])
+    with pytest.raises(ValueError, match=expect.format("positions_after", 2, 1)):
+        shifted_dot_tables(np.eye(2), np.eye(2), [0, 1], [5])
+    with pytest.raises(ValueError, match=expect.format("positions", 2, 3)):
+        dot_tables_side_by_side([np.eye(2)], ["a"], positions=[1, 2, 3])
+
+
+def test_one_query_and_one_key_take_one_position_each():
+    from lessons.sinusoidal import added_score, rotary_score, score_terms
+
+    for score in (added_score, rotary_score, score_terms):
+        with pytest.raises(ValueError, match=r"m must be a single position; got an array of shape \(2,\)"):
+            score(np.ones(4), np.ones(4), [0, 1], 1)
+
+
+def test_attention_checks_layout_and_base_even_without_positions():
+    q = np.ones((2, 4))
+    with pytest.raises(ValueError, match="layout must be one of"):
+        attention(q, q, q, layout="bogus")
+    with pytest.raises(ValueError, match="base must be a finite number greater than 0; got -1.0"):
+        attention(q, q, q, base=-1)

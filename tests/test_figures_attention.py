@@ -55,7 +55,8 @@ def test_dot_table_heatmap_labels_shifted_positions():
 def test_dot_table_heatmap_rejects_a_table_that_is_not_square():
     with pytest.raises(ValueError, match=r"square .* got shape \(2, 3\)"):
         dot_table_heatmap(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="one label per entry: expected 3, got 2"):
+    with pytest.raises(ValueError,
+                       match=r"positions must hold one position per token: expected 3 \(the T axis\), got 2"):
         dot_table_heatmap(np.eye(3), positions=[0, 1])
 
 

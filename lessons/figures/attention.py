@@ -20,6 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from .._checks import as_positions
 from .style import SMALL_FONT_SIZE, Margins, colorbar_beside, new_figure, text_inches
 
 DPI = 100
@@ -138,8 +139,7 @@ def dot_table_heatmap(
     table = _as_table(table, "table")
     if table.shape[0] != table.shape[1]:
         raise ValueError(f"table must be square [T, T] (queries x keys); got shape {table.shape}")
-    labels = None if positions is None else [_position_text(p) for p in positions]
-    labels = _tick_labels(labels, table.shape[1], "col_labels")
+    labels = _position_labels(positions, table.shape[1], "positions")
     vmax = _symmetric_limit(table)
     width, height = figsize
     side = height - HEATMAP_BOTTOM - HEATMAP_TOP
@@ -180,8 +180,8 @@ def shifted_dot_tables(
         )
     vmax = _symmetric_limit(before, after)
     n = before.shape[0]
-    all_labels = [_tick_labels([_position_text(p) for p in positions], n, "col_labels")
-                  for positions in (positions_before, positions_after)]
+    all_labels = [_position_labels(positions, n, name) for positions, name in
+                  ((positions_before, "positions_before"), (positions_after, "positions_after"))]
     width, height = figsize
     side = height - HEATMAP_BOTTOM - HEATMAP_TOP_SUPTITLE
     margins = Margins(left=_label_room(all_labels[0]), right=_colorbar_room(-vmax, vmax, 0.9 * side),
@@ -228,7 +228,7 @@ def dot_tables_side_by_side(
     limits = [_symmetric_limit(table) for table in tables]
     width, height = figsize
     side = min(height - HEATMAP_BOTTOM - HEATMAP_TOP_SUPTITLE, width / len(tables) - 1.5)  # about
-    labels = None if positions is None else [_position_text(p) for p in positions]
+    labels = None if positions is None else _position_labels(positions, tables[0].shape[1], "positions")
     label_room = max(_label_room(_tick_labels(labels, t.shape[1], "col_labels")) for t in tables)
     bar_room = max(_colorbar_room(-v, v, side) for v in limits)
     margins = Margins(left=label_room, right=bar_room, bottom=HEATMAP_BOTTOM, top=HEATMAP_TOP_SUPTITLE,
@@ -337,6 +337,14 @@ def swap_comparison(
     )
     fig.suptitle(title)
     return fig
+
+
+def _position_labels(positions, n: int, name: str) -> list[str]:
+    """Tick labels for a table of ``n`` rows: ``positions`` checked (one real number per row;
+    the error names ``name``), or 0 .. n-1 when None."""
+    if positions is None:
+        return [str(i) for i in range(n)]
+    return [_position_text(p) for p in as_positions(positions, name, length=n)]
 
 
 def _position_text(p) -> str:
