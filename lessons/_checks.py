@@ -93,6 +93,15 @@ def check_width(d, name: str = "d") -> int:
     return d
 
 
+def as_number(x, name: str) -> float:
+    """A single finite real number (an angle, a position): an array of several is refused by name."""
+    value = as_float_array(x, name, min_ndim=0)
+    if value.ndim != 0:
+        raise ValueError(_("{name} must be a single number; got an array of shape {shape}").format(
+            name=name, shape=value.shape))
+    return float(value)
+
+
 def check_positive(value, name: str) -> float:
     """A finite real number greater than zero (a base, a scaling factor, a length)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

@@ -149,6 +149,8 @@ def diagonal_spread(table) -> float:
     if table.ndim != 2 or table.shape[0] != table.shape[1]:
         raise ValueError(f"table must be a square 2-D table [T, T]; got shape {table.shape}")
     T = table.shape[0]
+    if T == 0:
+        raise ValueError("table must hold at least one row and column; got shape (0, 0)")
     spreads = [np.ptp(np.diagonal(table, offset)) for offset in range(-(T - 1), T)]
     return float(max(spreads))
 

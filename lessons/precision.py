@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, as_number
 from .frequencies import DEFAULT_BASE, pair_frequencies
 
 SIGNIFICANT_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
@@ -118,6 +118,6 @@ def rotate_with_angles(x, angles) -> np.ndarray:
 
 def positions_rounding_to(value, dtype: str, search=64) -> np.ndarray:
     """The integer positions within ``search`` of ``value`` that ``dtype`` stores as ``value`` (``08``)."""
-    value = float(value)
+    value = as_number(value, "value")
     candidates = np.arange(int(value) - int(search), int(value) + int(search) + 1, dtype=np.float64)
     return candidates[round_to(candidates, dtype) == np.float32(value)].astype(np.int64)

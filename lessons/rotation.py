@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, as_number
 
 
 def rotation_matrix(angle) -> np.ndarray:
@@ -39,6 +39,11 @@ def rotate_2d(vector, angle) -> np.ndarray:
     if v.shape[-1] != 2:
         raise ValueError(f"vector must have 2 coordinates on its last axis; got shape {v.shape}")
     angle = as_float_array(angle, "angle", min_ndim=0)
+    try:
+        np.broadcast_shapes(angle.shape, v.shape[:-1])
+    except ValueError:
+        raise ValueError(f"angle must be one number, or one per vector (shape {v.shape[:-1]}); got shape "
+                         f"{angle.shape}") from None
     c, s = np.cos(angle), np.sin(angle)
     a, b = v[..., 0], v[..., 1]
     return np.stack([a * c - b * s, a * s + b * c], axis=-1).astype(v.dtype, copy=False)
@@ -53,7 +58,7 @@ def basis_contributions(vector, angle) -> tuple[np.ndarray, np.ndarray]:
     v = as_float_array(vector, "vector")
     if v.shape != (2,):
         raise ValueError(f"vector must be a single 2D vector of shape (2,); got shape {v.shape}")
-    angle = float(as_float_array(angle, "angle", min_ndim=0))
+    angle = as_number(angle, "angle")
     a, b = v
     c, s = np.cos(angle), np.sin(angle)
     return np.array([a * c, a * s]), np.array([-b * s, b * c])

@@ -101,6 +101,8 @@ class Config:
                     f"lengths must be a non-empty tuple of lengths above distance {self.distance}; "
                     f"got {self.lengths!r}"
                 )
+        if not isinstance(self.seed, (int, np.integer)) or isinstance(self.seed, bool) or self.seed < 0:
+            raise ValueError(f"seed must be a whole number, 0 or more; got {self.seed!r}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive; got {self.lr!r}")
 

@@ -601,3 +601,32 @@ def test_attention_checks_layout_and_base_even_without_positions():
         attention(q, q, q, layout="bogus")
     with pytest.raises(ValueError, match="base must be a finite number greater than 0; got -1.0"):
         attention(q, q, q, base=-1)
+
+
+def test_one_angle_or_position_where_one_is_expected():
+    from lessons.figures.arrows import unit_circle_figure
+    from lessons.figures.motion import pair_state
+
+    with pytest.raises(ValueError, match=r"angle must be a single number; got an array of shape \(2,\)"):
+        basis_contributions([1.0, 0.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"angle must be a single number; got an array of shape \(2,\)"):
+        unit_circle_figure([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"q_position must be a single number; got an array of shape \(2,\)"):
+        pair_state([1, 2], 0)
+    with pytest.raises(ValueError, match=r"angle must be one number, or one per vector \(shape \(3,\)\); "
+                                         r"got shape \(2,\)"):
+        rotate_2d(np.ones((3, 2)), [1.0, 2.0])
+    assert rotate_2d(np.ones((3, 2)), [0.0, 0.0, 0.0]).tolist() == [[1.0, 1.0]] * 3
+
+
+def test_more_wrong_inputs_named():
+    from lessons.head import diagonal_spread
+    from lessons.precision import positions_rounding_to
+    from lessons.tiny_model import Config
+
+    with pytest.raises(ValueError, match=r"value must be a single number; got an array of shape \(2,\)"):
+        positions_rounding_to([4096, 8192], "bfloat16")
+    with pytest.raises(ValueError, match=r"table must hold at least one row and column"):
+        diagonal_spread(np.zeros((0, 0)))
+    with pytest.raises(ValueError, match=r"seed must be a whole number, 0 or more; got -1"):
+        Config(seed=-1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Arc, Circle
 
-from .._checks import as_float_array
+from .._checks import as_float_array, as_number
 from ..rotation import basis_contributions, radians_to_degrees, rotate_2d
 from . import style
 
@@ -227,7 +227,7 @@ def decomposition_figure(vector=(2.0, 1.0), angle=WORKED_ANGLE):
 
 def unit_circle_figure(angle=WORKED_ANGLE):
     """The unit circle: the arrow at ``angle`` ends at [cos angle, sin angle] (``01``)."""
-    angle = float(as_float_array(angle, "angle", min_ndim=0))
+    angle = as_number(angle, "angle")
     c, s = np.cos(angle), np.sin(angle)
     fig, ax = style.new_figure(width=FIGSIZE_ONE[0], height=FIGSIZE_ONE[1], margins=UNIT_CIRCLE_MARGINS)
     degrees = float(radians_to_degrees(angle))

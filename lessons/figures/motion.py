@@ -28,7 +28,7 @@ import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, check_positive
+from .._checks import as_float_array, as_number, check_positive
 from ..rotation import rotate_2d
 from . import style
 from .arrows import draw_arrow, plane_axes
@@ -74,8 +74,8 @@ class PairState:
 
 def pair_state(q_position, k_position, *, content=CONTENT, frequency=1.0) -> PairState:
     """Turn the same ``content`` for Q and K by position * ``frequency``; their dot (``02``)."""
-    q_position = float(as_float_array(q_position, "q_position", min_ndim=0))
-    k_position = float(as_float_array(k_position, "k_position", min_ndim=0))
+    q_position = as_number(q_position, "q_position")
+    k_position = as_number(k_position, "k_position")
     frequency = check_positive(frequency, "frequency")
     content = as_float_array(content, "content")
     if content.shape != (2,):
@@ -97,8 +97,8 @@ def describe_positions(q_position, k_position) -> str:
     query, negative when it comes after. Both the pictures' titles and the sliders' text line
     are made here, so the two always state the same distance.
     """
-    q_position = float(as_float_array(q_position, "q_position", min_ndim=0))
-    k_position = float(as_float_array(k_position, "k_position", min_ndim=0))
+    q_position = as_number(q_position, "q_position")
+    k_position = as_number(k_position, "k_position")
     return (
         f"Q at {_position_text(q_position)}, K at {_position_text(k_position)}, "
         f"distance {_position_text(q_position - k_position)}"
