@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_base, check_width
+from ._checks import as_float_array, as_number, as_positions, check_base, check_width
 
 DEFAULT_BASE = 10000.0
 
@@ -44,10 +44,7 @@ def angle_table(positions, inv_freq) -> np.ndarray:
 
 def turns_at_distance(distance, inv_freq) -> np.ndarray:
     """How many full turns each pair makes over ``distance`` positions: delta*omega/(2*pi) (``03``)."""
-    distance = as_float_array(distance, "distance", min_ndim=0)
-    if distance.ndim != 0:
-        raise ValueError(f"distance must be a single number; got an array of shape {distance.shape}")
-    distance = float(distance)
+    distance = as_number(distance, "distance")
     inv_freq = as_float_array(inv_freq, "inv_freq").astype(np.float64, copy=False)
     return distance * inv_freq / (2 * np.pi)
 

@@ -23,17 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_base, check_width
+from ._checks import as_float_array, as_number, as_positions, check_base, check_width
 from .frequencies import DEFAULT_BASE, pair_frequencies
 from .rope import rope_rotate
 from .rotation import rotate_2d, rotation_matrix
-
-
-def _one_number(value, name: str) -> float:
-    arr = as_float_array(value, name, min_ndim=0)
-    if arr.ndim != 0:
-        raise ValueError(f"{name} must be a single number; got an array of shape {arr.shape}")
-    return float(arr)
 
 
 def _frequencies(d, base, inv_freq) -> np.ndarray:
@@ -55,7 +48,7 @@ def block_rotation_matrix(position, d, base=DEFAULT_BASE) -> np.ndarray:
     Block-diagonal: block i (rows and columns 2i, 2i+1) is the 2 x 2 rotation by
     m * omega_i, every other entry is 0. ``R_m @ x`` equals ``rope_rotate`` of x at m.
     """
-    m = _one_number(position, "position")
+    m = as_number(position, "position")
     d = check_width(d, "d")
     check_base(base)
     blocks = rotation_matrix(m * pair_frequencies(d, base))  # [d/2, 2, 2]
@@ -79,8 +72,8 @@ def pair_scores(q, k, q_position, k_position, *, base=DEFAULT_BASE, inv_freq=Non
             f"q and k must be single vectors of the same width (shape (d,)); got q {q.shape} and k {k.shape}"
         )
     d = check_width(q.shape[0], "the width of q and k")
-    m = _one_number(q_position, "q_position")
-    n = _one_number(k_position, "k_position")
+    m = as_number(q_position, "q_position")
+    n = as_number(k_position, "k_position")
     check_base(base)
     freqs = _frequencies(d, base, inv_freq)
     q_turned = rotate_2d(q.reshape(-1, 2), m * freqs)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_positions, check_base, check_width
+from ._checks import as_float_array, as_number, as_positions, check_base, check_width
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 
 
@@ -39,16 +39,8 @@ def sinusoidal_encoding(positions, d, base=DEFAULT_BASE) -> np.ndarray:
 def added_score(q, k, m, n, base=DEFAULT_BASE) -> float:
     """(q + P[m]) . (k + P[n]) for 1-D q and k: the score with added positions (``07``)."""
     q, k = _query_and_key(q, k)
-    pe = sinusoidal_encoding([_one_position(m, "m"), _one_position(n, "n")], q.shape[0], base)
+    pe = sinusoidal_encoding([as_number(m, "m"), as_number(n, "n")], q.shape[0], base)
     return float((q + pe[0]) @ (k + pe[1]))
-
-
-def _one_position(value, name: str) -> float:
-    """A single position (the score of one query and one key): an array is refused by name."""
-    value = as_float_array(value, name, min_ndim=0)
-    if value.ndim != 0:
-        raise ValueError(f"{name} must be a single position; got an array of shape {value.shape}")
-    return float(value)
 
 
 def _query_and_key(q, k) -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +57,7 @@ def rotary_score(q, k, m, n, base=DEFAULT_BASE) -> float:
     from .rope import rope_rotate
 
     q, k = _query_and_key(q, k)
-    m, n = _one_position(m, "m"), _one_position(n, "n")
+    m, n = as_number(m, "m"), as_number(n, "n")
     return float(rope_rotate(q[None, :], [m], base=base)[0] @ rope_rotate(k[None, :], [n], base=base)[0])
 
 
@@ -77,7 +69,7 @@ def score_terms(q, k, m, n, base=DEFAULT_BASE) -> np.ndarray:
     :func:`added_score`.
     """
     q, k = _query_and_key(q, k)
-    pm, pn = sinusoidal_encoding([_one_position(m, "m"), _one_position(n, "n")], q.shape[0], base)
+    pm, pn = sinusoidal_encoding([as_number(m, "m"), as_number(n, "n")], q.shape[0], base)
     return np.array([q @ k, q @ pn, pm @ k, pm @ pn])
 
 

@@ -591,7 +591,7 @@ def test_one_query_and_one_key_take_one_position_each():
     from lessons.sinusoidal import added_score, rotary_score, score_terms
 
     for score in (added_score, rotary_score, score_terms):
-        with pytest.raises(ValueError, match=r"m must be a single position; got an array of shape \(2,\)"):
+        with pytest.raises(ValueError, match=r"m must be a single number; got an array of shape \(2,\)"):
             score(np.ones(4), np.ones(4), [0, 1], 1)
 
 
