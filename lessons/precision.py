@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_number
+from ._checks import as_float_array, as_number, check_width
 from .frequencies import DEFAULT_BASE, pair_frequencies
 
 SIGNIFICANT_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
@@ -100,9 +100,7 @@ def rotate_with_angles(x, angles) -> np.ndarray:
     """
     x = as_float_array(x, "x", min_ndim=2).astype(np.float64, copy=False)
     angles = as_float_array(angles, "angles", min_ndim=2).astype(np.float64, copy=False)
-    if x.shape[-1] % 2:
-        raise ValueError(f"the last axis of x (head width) must be even: pairs of coordinates; got x of "
-                         f"shape {x.shape}")
+    check_width(x.shape[-1], "the last axis of x (head width)")
     if angles.shape != (x.shape[-2], x.shape[-1] // 2):
         raise ValueError(
             f"angles must have shape (T, d/2) = {(x.shape[-2], x.shape[-1] // 2)} for x of shape "

@@ -563,7 +563,8 @@ def test_softmax_refuses_a_row_with_every_key_masked():
 def test_rotate_with_angles_blames_an_odd_width_on_x():
     from lessons.precision import rotate_with_angles
 
-    with pytest.raises(ValueError, match=r"the last axis of x \(head width\) must be even"):
+    with pytest.raises(ValueError,
+                       match=r"the last axis of x \(head width\) must be a positive even integer .*got 5"):
         rotate_with_angles(np.ones((3, 5)), np.ones((3, 2)))
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..exercises import all_exercises
 from ..i18n import use_language
-from .course import cell_hash, course_cells, course_cells_raising, is_course_cell
+from .course import course_cells, course_cells_raising, is_course_cell
 from .discovery import (  # noqa: F401 - re-exported for callers of the older single module
     NothingToGrade,
     Submission,
@@ -136,7 +136,7 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
                 student_events.append(text)
         raising = course_cells_raising(sub.notebook)  # tagged raises-exception: raising is what they do
         cell_errors = {n: e for n, e in run.cell_errors.items()
-                       if cell_hash(sources.get(n, "")) not in raising}
+                       if not is_course_cell(sources.get(n, ""), raising)}
         course_errors = {n: e for n, e in cell_errors.items() if is_course_cell(sources.get(n, ""), hashes)}
     record = build_record(
         student=sub.student, file=str(sub.path), sha=sha, notebook=sub.notebook, seed=seed,
