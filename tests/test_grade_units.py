@@ -276,6 +276,75 @@ def test_a_course_cell_that_raises_on_purpose_is_no_error():
     assert record["cell_errors"] == record["course_cell_errors"] == {str(other): "NameError"}
 
 
+def _git(folder, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
+
+
+def _course_notebook(*cells):
+    nb = nbformat.v4.new_notebook()
+    for source, meta in cells:
+        nb.cells.append(nbformat.v4.new_code_cell(source, metadata=meta))
+    return nb
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
+def test_course_cells_of_earlier_committed_versions_are_the_courses(tmp_path):
+    """A student may hold an earlier version of a notebook: the course cells of every committed
+    version that the current one no longer has are kept apart (NN/earlier), answer cells never;
+    a shallow clone or a folder outside git gives no history (None), not a wrong one."""
+    from lessons.grade.course import EARLIER, RAISES, cell_hash, compute, compute_earlier
+
+    repo, folder = tmp_path / "repo", tmp_path / "repo" / "notebooks"
+    folder.mkdir(parents=True)
+    _git(repo, "init", "-q")
+    answer = {"nbgrader": {"solution": True, "grade_id": "ex06_a"}}
+    raises = {"tags": ["raises-exception"]}
+    versions = [
+        [("x = 1", {}), ("y = 2", answer), ("raise ValueError('v1')", raises)],
+        [("x = 10", {}), ("y = 3", answer), ("raise ValueError('v2')", raises)],
+    ]
+    for n, cells in enumerate(versions):
+        nbformat.write(_course_notebook(*cells), folder / "06_exercises.ipynb")
+        _git(repo, "add", "-A")
+        _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", f"v{n}")
+    nbformat.write(_course_notebook(("x = 100", {}), ("raise ValueError('v2')", raises)),
+                   folder / "06_exercises.ipynb")  # the working copy, not committed yet
+    current = compute(folder)
+    assert current == {"06": sorted({cell_hash("x = 100"), cell_hash("raise ValueError('v2')")}),
+                       "06" + RAISES: [cell_hash("raise ValueError('v2')")]}
+    earlier = compute_earlier(folder, current)
+    assert earlier == {"06" + EARLIER: sorted({cell_hash("x = 1"), cell_hash("x = 10"),
+                                               cell_hash("raise ValueError('v1')")}),
+                       "06" + EARLIER + RAISES: [cell_hash("raise ValueError('v1')")]}
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    assert compute_earlier(shallow / "notebooks", current) is None
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    assert compute_earlier(outside, current) is None
+
+
+def test_a_course_cell_of_an_earlier_version_is_never_the_students(monkeypatch):
+    """A submission made from an earlier release: the course cell it still holds, changed since,
+    fails in the graded run; the error is the course's, not the student's."""
+    from lessons.grade import course
+    from lessons.grade.core import result_record
+    from lessons.grade.discovery import Submission
+    from lessons.grade.runner import RunResult
+
+    old, now, mine = "plot_old_way()", "plot_new_way()", "my_own_cell()"
+    monkeypatch.setattr(course, "_data", lambda: {"09": [course.cell_hash(now)],
+                                                  "09" + course.EARLIER: [course.cell_hash(old)]})
+    run = RunResult(cell_errors={0: "NameError: plot_old_way", 1: "NameError: my_own_cell"})
+    record = result_record(Submission(Path("s.ipynb"), "s", "09"), "0", 1, None, run,
+                           cells=[(0, old), (1, mine)])
+    assert record["course_cell_errors"] == {"0": "NameError: plot_old_way"}
+    assert record["result"].endswith("errors in cell 1 (NameError: my_own_cell)")
+    assert course.course_cells("09") == {course.cell_hash(now), course.cell_hash(old)}
+
+
 def test_feedback_leaves_out_the_note_on_the_course_cells():
     from lessons.grade.records import feedback_markdown
 

@@ -6,10 +6,18 @@ blamed on the student. It needs no source checkout: ``course_cells.json`` (next 
 module) holds, per notebook, a hash of every code cell of ``notebooks/NN_*.ipynb`` that is
 not an answer cell, and under ``NN/raises-exception`` the hashes of those tagged
 ``raises-exception`` (cells that show an error on purpose: their error is no failure).
-Regenerate it after changing a notebook::
+
+A student may have downloaded an earlier version of a notebook: under ``NN/earlier`` (and
+``NN/earlier/raises-exception``) it also holds the cells of every version of
+``notebooks/NN_*.ipynb`` committed to the checkout's git history that the current one no longer
+has, so a cell the course has since changed is still the course's. Regenerate it after
+changing a notebook::
 
     python -m lessons.grade.course            # writes lessons/grade/course_cells.json
     python -m lessons.grade.course --check    # exit 1 if it is stale
+
+Without git or with a shallow clone the earlier versions are not known: writing keeps the
+shipped ``earlier`` entries as they are, and ``--check`` compares the current cells only.
 """
 
 from __future__ import annotations
@@ -17,12 +25,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
+import subprocess
 import sys
 from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).with_name("course_cells.json")
 RAISES = "/raises-exception"  # NN + RAISES: the course cells of NN that raise on purpose
+EARLIER = "/earlier"  # NN + EARLIER (+ RAISES): cells of earlier committed versions only
+NOTEBOOK_NAME = re.compile(r"[0-9][0-9]_[^/]*\.ipynb")
 
 
 def cell_hash(source: str) -> str:
@@ -38,17 +50,29 @@ def _data() -> dict:
 
 
 def course_cells(notebook: str | None) -> frozenset[str]:
-    """Hashes of notebook NN's own code cells (empty for an unknown notebook)."""
-    return frozenset(_data().get(notebook or "", ()))
+    """Hashes of notebook NN's own code cells, in this version or an earlier one (empty for an
+    unknown notebook)."""
+    nb = notebook or ""
+    return frozenset((*_data().get(nb, ()), *_data().get(nb + EARLIER, ())))
 
 
 def course_cells_raising(notebook: str | None) -> frozenset[str]:
-    """Hashes of notebook NN's own code cells that raise on purpose (tagged ``raises-exception``)."""
-    return frozenset(_data().get(f"{notebook or ''}{RAISES}", ()))
+    """Hashes of notebook NN's own code cells that raise on purpose (tagged ``raises-exception``),
+    in this version or an earlier one."""
+    nb = notebook or ""
+    return frozenset((*_data().get(nb + RAISES, ()), *_data().get(nb + EARLIER + RAISES, ())))
 
 
 def is_course_cell(source: str, hashes: frozenset[str]) -> bool:
     return cell_hash(source) in hashes
+
+
+def _own_cells(nb) -> tuple[set[str], set[str]]:
+    """(hashes of the course's own code cells, those of them tagged raises-exception) of a notebook."""
+    own = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()
+           and not (c.metadata.get("nbgrader") or {}).get("solution")]
+    return ({cell_hash(c.source) for c in own},
+            {cell_hash(c.source) for c in own if "raises-exception" in c.metadata.get("tags", ())})
 
 
 def compute(notebooks: Path) -> dict[str, list[str]]:
@@ -58,14 +82,70 @@ def compute(notebooks: Path) -> dict[str, list[str]]:
 
     out: dict[str, list[str]] = {}
     for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        own = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()
-               and not (c.metadata.get("nbgrader") or {}).get("solution")]
-        out[path.name[:2]] = sorted({cell_hash(c.source) for c in own})
-        raising = sorted({cell_hash(c.source) for c in own
-                          if "raises-exception" in c.metadata.get("tags", ())})
+        own, raising = _own_cells(nbformat.read(path, as_version=4))
+        out[path.name[:2]] = sorted(own)
         if raising:
-            out[path.name[:2] + RAISES] = raising
+            out[path.name[:2] + RAISES] = sorted(raising)
+    return out
+
+
+def _git(folder: Path, *args: str, text: bool = True, stdin=None):
+    return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=text,
+                          input=stdin, check=True).stdout
+
+
+def committed_versions(notebooks: Path) -> dict[str, list[bytes]] | None:
+    """{NN: the bytes of every version of ``notebooks/NN_*.ipynb`` committed in the history of
+    HEAD}, or None when that history is not all there (no git, not a checkout, a shallow clone)."""
+    try:
+        if _git(notebooks, "rev-parse", "--is-shallow-repository").strip() != "false":
+            return None
+        prefix = _git(notebooks, "rev-parse", "--show-prefix").strip()
+        commits = _git(notebooks, "log", "--format=%H", "HEAD", "--", ".").split()
+        wanted: dict[str, str] = {}  # blob id: NN (a version unchanged over many commits is read once)
+        for commit in commits:
+            for line in _git(notebooks, "ls-tree", "--full-name", commit, "--", ".").splitlines():
+                info, _, name = line.partition("\t")
+                base = name.removeprefix(prefix)
+                if NOTEBOOK_NAME.fullmatch(base) and info.split()[1:2] == ["blob"]:
+                    wanted[info.split()[2]] = base[:2]
+        blobs = _git(notebooks, "cat-file", "--batch", text=False,
+                     stdin="".join(f"{blob}\n" for blob in wanted).encode())
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    versions: dict[str, list[bytes]] = {}
+    at = 0
+    for nb in wanted.values():  # each answer: "<sha> blob <size>\n<content>\n"
+        header_end = blobs.index(b"\n", at)
+        header = blobs[at:header_end].split()
+        if len(header) != 3 or header[1] != b"blob":  # "<spec> missing": the history is not all here
+            return None
+        size = int(header[2])
+        versions.setdefault(nb, []).append(blobs[header_end + 1:header_end + 1 + size])
+        at = header_end + 1 + size + 1
+    return versions
+
+
+def compute_earlier(notebooks: Path, current: dict[str, list[str]]) -> dict[str, list[str]] | None:
+    """{NN/earlier: hashes, NN/earlier/raises-exception: hashes}: the course cells of every
+    committed version of each notebook that ``current`` does not hold; None without the history."""
+    import nbformat
+
+    versions = committed_versions(notebooks)
+    if versions is None:
+        return None
+    out: dict[str, list[str]] = {}
+    for nb, blobs in sorted(versions.items()):
+        own: set[str] = set()
+        raising: set[str] = set()
+        for blob in blobs:
+            cells, raises = _own_cells(nbformat.reads(blob.decode("utf-8"), as_version=4))
+            own |= cells
+            raising |= raises
+        if own - set(current.get(nb, ())):
+            out[nb + EARLIER] = sorted(own - set(current.get(nb, ())))
+        if raising - set(current.get(nb + RAISES, ())):
+            out[nb + EARLIER + RAISES] = sorted(raising - set(current.get(nb + RAISES, ())))
     return out
 
 
@@ -78,18 +158,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no folder {args.notebooks} (run from the course's checkout)", file=sys.stderr)
         return 2
     fresh = compute(args.notebooks)
+    earlier = compute_earlier(args.notebooks, fresh)
+    shipped = _data()
+    if earlier is None:  # no full history here: keep what was shipped, check only the current cells
+        print("no full git history here: the cells of earlier versions are kept as shipped", file=sys.stderr)
+        earlier = {key: hashes for key, hashes in shipped.items() if EARLIER in key}
+    fresh.update(earlier)
     if args.check:
-        stale = sorted(nb for nb in set(fresh) | set(_data()) if fresh.get(nb) != _data().get(nb))
+        stale = sorted(nb for nb in set(fresh) | set(shipped) if fresh.get(nb) != shipped.get(nb))
         if stale:
-            print(f"{DATA.name} is stale for notebook(s) {', '.join(stale)}: "
+            print(f"{DATA.name} is stale for {', '.join(stale)}: "
                   "run python -m lessons.grade.course", file=sys.stderr)
             return 1
         return 0
     DATA.write_text(json.dumps(fresh, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    own = {nb: hashes for nb, hashes in fresh.items() if not nb.endswith(RAISES)}
-    raising = sum(len(hashes) for nb, hashes in fresh.items() if nb.endswith(RAISES))
+    _data.cache_clear()
+    own = {nb: hashes for nb, hashes in fresh.items() if "/" not in nb}
+    raising = sum(len(hashes) for nb, hashes in fresh.items() if nb.endswith(RAISES) and EARLIER not in nb)
+    old = sum(len(hashes) for nb, hashes in fresh.items() if EARLIER in nb and not nb.endswith(RAISES))
     print(f"wrote {DATA.name}: {sum(map(len, own.values()))} cells of {len(own)} notebooks "
-          f"({raising} raise on purpose)")
+          f"({raising} raise on purpose), and {old} cells of their earlier versions")
     return 0
 
 
