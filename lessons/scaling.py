@@ -244,11 +244,15 @@ def angle_range(inv_freq, length) -> np.ndarray:
     Over a context of ``length`` tokens the relative angles of pair i run from 0 to about
     this value (distances 0 .. length - 1).
     """
-    length = check_positive(length, "length")
-    inv_freq = np.asarray(inv_freq, dtype=np.float64)
+    return _angle_range(inv_freq, length, "inv_freq", "length")
+
+
+def _angle_range(inv_freq, length, freq_name: str, length_name: str) -> np.ndarray:
+    length = check_positive(length, length_name)
+    inv_freq = as_float_array(inv_freq, freq_name, finite=False).astype(np.float64)
     if inv_freq.ndim != 1 or not np.all(np.isfinite(inv_freq)) or np.any(inv_freq <= 0):
         raise ValueError(
-            f"inv_freq must be a 1-D array of positive finite frequencies; got shape {inv_freq.shape}"
+            f"{freq_name} must be a 1-D array of positive finite frequencies; got shape {inv_freq.shape}"
         )
     return length * inv_freq
 
@@ -260,8 +264,8 @@ def unseen_angle_pairs(trained_inv_freq, trained_length, inv_freq, length) -> np
     others saw only 0 .. L * omega. Running ``length`` positions with ``inv_freq`` takes such a
     pair past its trained range when length * omega' > L * omega (relative tolerance 1e-9).
     """
-    trained = angle_range(trained_inv_freq, trained_length)
-    used = angle_range(inv_freq, length)
+    trained = _angle_range(trained_inv_freq, trained_length, "trained_inv_freq", "trained_length")
+    used = _angle_range(inv_freq, length, "inv_freq", "length")
     if used.shape != trained.shape:
         raise ValueError(
             f"inv_freq must have one frequency per pair, like trained_inv_freq {trained.shape}; "

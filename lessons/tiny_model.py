@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import results_cache
+from ._checks import as_float_array, as_number
 from .attention import softmax
 from .frequencies import DEFAULT_BASE, angle_table, pair_frequencies
 from .head import look_back_query
@@ -116,6 +117,7 @@ def init_params(config: Config) -> dict[str, np.ndarray]:
     """Initial parameters, seeded by ``config.seed``: small random W_q, W_k, W_o (and the
     learned table ``P``, one row per trained position), zero b_o.
     """
+    _check_config(config)
     rng = np.random.default_rng([config.seed, 1])
     V, d = config.vocab, config.width
     params = {
@@ -178,6 +180,7 @@ def position_vectors(params: dict, config: Config, length: int) -> np.ndarray | 
 
 def rope_angles(config: Config, length: int) -> np.ndarray:
     """RoPE's [length, d/2] angle table t * omega_i (computed once per length)."""
+    _check_config(config)
     return _constant("angles", length, config.width, config.base)
 
 
@@ -492,6 +495,28 @@ class Run:
     tokens_seen: int
 
 
+def _check_run(run) -> Run:
+    """``run`` as a trained :class:`Run`; a Config (not trained yet) or anything else is refused by name."""
+    if isinstance(run, Run):
+        return run
+    hint = ": train it first, with run_of(config) or train(config)" if isinstance(run, Config) else ""
+    raise TypeError(f"run must be a Run (what train or run_of returns); got {type(run).__name__}{hint}")
+
+
+def _check_config(config) -> Config:
+    """``config`` as a :class:`Config`; a Run (which holds one) or anything else is refused by name."""
+    if isinstance(config, Config):
+        return config
+    hint = ": pass run.config" if isinstance(config, Run) else ""
+    raise TypeError(f"config must be a Config; got {type(config).__name__}{hint}")
+
+
+def _check_length(length, config: Config) -> int:
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length <= config.distance:
+        raise ValueError(f"length must be an integer above the distance {config.distance}; got {length!r}")
+    return int(length)
+
+
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
 
@@ -511,6 +536,7 @@ def _adam_step(params: dict, grads: dict, m: dict, v: dict, step: int, lr: float
 
 def train(config: Config) -> Run:
     """Train with Adam (betas 0.9, 0.999) on fresh random sequences every step, seeded."""
+    _check_config(config)
     params = init_params(config)
     rng = np.random.default_rng([config.seed, 2])
     m = {k: np.zeros_like(v) for k, v in params.items()}
@@ -610,6 +636,7 @@ def train_seeds(config: Config, seeds: tuple[int, ...]) -> tuple[Run, ...]:
     A config whose ``lengths`` vary draws a length per seed and step, so its seeds are
     trained one after another with :func:`train`.
     """
+    _check_config(config)
     seeds = tuple(int(s) for s in seeds)
     if not seeds:
         raise ValueError("seeds must name at least one seed; got an empty tuple")
@@ -661,15 +688,15 @@ def correct(run: Run, length: int, *, sequences: int | None = None, seed: int = 
     A run of equal content, measured the same way, gives the first such answer (of this
     process or of the results cache) without recomputing it.
     """
+    _check_length(length, _check_run(run).config)
     return _memoized("correct", (run.config, run.params, length, sequences, seed),
                      lambda: _correct(run, length, sequences, seed), on_disk=True)
 
 
 def _correct(run: Run, length: int, sequences: int | None, seed: int) -> np.ndarray:
     c = run.config
+    _check_length(length, c)
     sequences = test_sequences(length) if sequences is None else sequences
-    if not isinstance(length, (int, np.integer)) or length <= c.distance:
-        raise ValueError(f"length must be an integer above the distance {c.distance}; got {length!r}")
     tokens = test_tokens(length, c.vocab, sequences=sequences, seed=seed)
     chunk = max(1, 2**20 // (length * length))
     parts = [predict(run.params, tokens[i : i + chunk], c) for i in range(0, sequences, chunk)]
@@ -678,11 +705,13 @@ def _correct(run: Run, length: int, sequences: int | None, seed: int) -> np.ndar
 
 def accuracy(run: Run, length: int, *, sequences: int | None = None, seed: int = 1234) -> float:
     """Share of positions t >= D whose prediction is the token D back, on fresh sequences."""
+    _check_run(run)
     return float(_correct(run, length, sequences, seed).mean())
 
 
 def attention_weights(run: Run, tokens) -> np.ndarray:
     """The trained head's attention weights on ``tokens`` [B, T]: [B, T, T]."""
+    _check_run(run)
     return forward(run.params, tokens, run.config).A
 
 
@@ -694,11 +723,14 @@ def pair_score_by_distance(run: Run, distances) -> np.ndarray:
     is another token, drawn independently of the query's, so the average over all a, b uses
     c_i = mean_a q_i(a) * conj(mean_b k_i(b)) (:func:`pair_coefficients`). At distance 0 the
     key is the query's own token, and the average is over a alone:
-    mean_a q_i(a) * conj(k_i(a)) (:func:`own_token_coefficients`). Returns
-    [len(distances), d/2]: one column per pair; their sum over pairs is the average score
-    profile.
+    mean_a q_i(a) * conj(k_i(a)) (:func:`own_token_coefficients`). ``distances`` is one
+    number or a 1-D array of them. Returns [len(distances), d/2] (one row for one number):
+    one column per pair; their sum over pairs is the average score profile.
     """
-    delta = np.asarray(distances, dtype=np.float64)
+    _check_run(run)
+    delta = np.atleast_1d(as_float_array(distances, "distances", min_ndim=0))
+    if delta.ndim != 1:
+        raise ValueError(f"distances must be one number or a 1-D array of distances; got shape {delta.shape}")
     c = np.where(delta[:, None] == 0, own_token_coefficients(run)[None, :], pair_coefficients(run)[None, :])
     omega = pair_frequencies(run.config.width, run.config.base)
     return np.real(c * np.exp(1j * delta[:, None] * omega[None, :])) / np.sqrt(run.config.width)
@@ -712,16 +744,18 @@ def token_pair_scores(run: Run, distance: float, pairs=None) -> np.ndarray:
     diagonal is a key that holds the query's own token; the averages of
     :func:`pair_score_by_distance` leave that content apart from distance 0.
     """
+    _check_run(run)
     zq, zk = _pair_parts(run)
     omega = pair_frequencies(run.config.width, run.config.base)
     chosen = np.arange(len(omega)) if pairs is None else np.asarray(pairs, dtype=int)
-    turn = np.exp(1j * float(distance) * omega[chosen])
+    turn = np.exp(1j * as_number(distance, "distance") * omega[chosen])
     scores = np.einsum("ai,bi,i->ab", zq[:, chosen], np.conj(zk[:, chosen]), turn)
     return np.real(scores) / np.sqrt(run.config.width)
 
 
 def _pair_parts(run: Run) -> tuple[np.ndarray, np.ndarray]:
     """Each token's query and key, pair i read as a complex number: two [V, d/2] arrays."""
+    _check_run(run)
     if run.config.method != "rope":
         raise ValueError(f"pair coefficients need a RoPE run; got method {run.config.method!r}")
     Wq, Wk = run.params["W_q"], run.params["W_k"]
@@ -753,12 +787,14 @@ def look_back_coefficients(config: Config) -> np.ndarray:
     Its query is :func:`lessons.head.look_back_query` and its keys hold (1, 0) in every pair,
     so c_i is the query's pair i read as a complex number: every pair peaks D back.
     """
+    _check_config(config)
     q = look_back_query(config.width, config.distance, config.base)
     return q[0::2] + 1j * q[1::2]
 
 
 def peak_distance(run: Run, max_distance: int, *, min_distance: int = 0) -> int:
     """The distance back, in min_distance .. max_distance, where the token-averaged score peaks."""
+    _check_run(run)
     distances = np.arange(min_distance, max_distance + 1)
     return int(distances[np.argmax(pair_score_by_distance(run, distances).sum(axis=1))])
 
@@ -776,12 +812,14 @@ def remedy_config(method: str) -> Config:
 
 def score_entries_per_step(config: Config) -> int:
     """Entries of the [B, T, T] score table of one training step (the attention's cost)."""
+    _check_config(config)
     length = config.table_rows
     return config.batch * length * length
 
 
 def tokens_per_step(config: Config) -> int:
     """Tokens in one training batch (at the longest training length)."""
+    _check_config(config)
     return config.batch * config.table_rows
 
 
@@ -793,6 +831,7 @@ def far_attention_share(run: Run, *, length: int = 256, first_query: int = 128, 
     equal content, measured the same way, gives the first such answer (of this process or of
     the results cache) without recomputing it.
     """
+    _check_run(run)
     return _memoized("far_attention_share", (run.config, run.params, length, first_query, sequences),
                      lambda: _far_attention_share(run, length, first_query, sequences), on_disk=True)
 
@@ -886,6 +925,7 @@ def _unpack_sweep(config: Config, seeds, lengths, arrays: dict[str, np.ndarray])
 
 def run_of(config: Config) -> Run:
     """The run of ``config`` (its seed's run in the cached :func:`sweep` when there is one)."""
+    _check_config(config)
     result = sweep(replace(config, seed=SEEDS[0]))
     if config.seed in result.seeds:
         return result.runs[result.seeds.index(config.seed)]
@@ -894,4 +934,5 @@ def run_of(config: Config) -> Run:
 
 def with_method(config: Config, method: str) -> Config:
     """The same budget with another position method."""
+    _check_config(config)
     return replace(config, method=method)

@@ -631,3 +631,53 @@ def test_more_wrong_inputs_named():
         diagonal_spread(np.zeros((0, 0)))
     with pytest.raises(ValueError, match=r"seed must be a whole number, 0 or more; got -1"):
         Config(seed=-1)
+
+
+def test_notebook_10s_helpers_tell_a_run_from_its_config():
+    """A Config where a trained Run is expected (or the reverse) is named, with what to pass."""
+    from lessons.tiny_model import (
+        Config,
+        Run,
+        accuracy,
+        init_params,
+        look_back_coefficients,
+        pair_score_by_distance,
+        peak_distance,
+        token_pair_scores,
+        train,
+    )
+
+    config = Config(method="rope")
+    run = Run(config, init_params(config), np.zeros(1), 0.0, 0)
+    untrained = r"run must be a Run \(what train or run_of returns\); got Config: train it first"
+    for call in (lambda: accuracy(config, 64), lambda: pair_score_by_distance(config, [1, 2]),
+                 lambda: peak_distance(config, 10)):
+        with pytest.raises(TypeError, match=untrained):
+            call()
+    for call in (lambda: look_back_coefficients(run), lambda: train(run)):
+        with pytest.raises(TypeError, match=r"config must be a Config; got Run: pass run.config"):
+            call()
+    with pytest.raises(ValueError, match=r"length must be an integer above the distance 1; got '64'"):
+        accuracy(run, "64")
+    with pytest.raises(ValueError, match=r"distance must be a single number; got an array of shape \(2,\)"):
+        token_pair_scores(run, [1, 2])
+    with pytest.raises(ValueError, match=r"distances must be one number or a 1-D array of distances; "
+                                         r"got shape \(1, 2\)"):
+        pair_score_by_distance(run, [[1, 2]])
+    one = pair_score_by_distance(run, 3)  # one distance: one row
+    assert one.shape == (1, config.width // 2)
+    assert np.array_equal(one, pair_score_by_distance(run, [3]))
+
+
+def test_unseen_angle_pairs_names_the_argument_that_is_wrong():
+    from lessons.scaling import unseen_angle_pairs
+
+    omega = pair_frequencies(8, 10000.0)
+    with pytest.raises(ValueError, match=r"trained_length must be a finite number greater than 0; got -1.0"):
+        unseen_angle_pairs(omega, -1, omega, 10)
+    with pytest.raises(ValueError, match=r"trained_inv_freq must be a 1-D array of positive finite"):
+        unseen_angle_pairs(-omega, 10, omega, 10)
+    with pytest.raises(TypeError, match=r"inv_freq must be an array of real numbers; got 'x' \(str\)"):
+        unseen_angle_pairs(omega, 10, "x", 10)
+    with pytest.raises(TypeError, match=r"^length must be a positive real number"):
+        unseen_angle_pairs(omega, 10, omega, "x")
