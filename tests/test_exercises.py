@@ -270,6 +270,17 @@ def test_float32_answers_get_the_precision_message():
 def test_a_real_bug_is_not_blamed_on_precision():
     verdict = verdict_of("ex06_rotate_pair", lambda pair, angle: rotate_2d(pair, angle * 1.001), seed=0)
     assert verdict.outcome is Outcome.WRONG_VALUE and not verdict.failure.precision
+    # Small numbers 10% off (YaRN's slow frequencies, high clamped at d/2 - 1) are a bug too,
+    # although every difference is below 1e-3.
+    from lessons.exercises.nb09 import _yarn_unclamped
+
+    def clamped_at_last_pair(d, factor, original_length):
+        return _yarn_unclamped(d, factor, original_length, high_cap=d // 2 - 1)
+
+    for seed in range(5):
+        verdict = verdict_of("ex09_yarn_inv_freq", clamped_at_last_pair, seed=seed)
+        assert verdict.outcome is Outcome.WRONG_VALUE and not verdict.failure.precision
+        assert "clamp high at d - 1" in verdict.message() and "float32" not in verdict.message()
 
 
 # --------------------------------------------------------------------- the learner's check

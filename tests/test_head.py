@@ -390,7 +390,7 @@ def test_the_prose_of_03_to_05_holds_no_notes_for_maintainers(name):
 def test_the_whole_head_sections_are_where_other_notebooks_point():
     headings = {line.strip() for text in _markdown("03_many_pairs_many_speeds.ipynb")
                 for line in text.splitlines() if line.startswith("## ")}
-    assert "## A whole head fades on average: the long-term decay" in headings
+    assert "## A whole head fades with distance: the long-term decay" in headings
     assert "## The whole head as one matrix" in headings
     assert "## Two planes under your hands" in headings
     assert any("looks three tokens back" in t for t in _markdown("05_the_token_swap.ipynb"))

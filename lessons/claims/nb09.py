@@ -124,6 +124,11 @@ def dynamic_bases():
     return [dynamic_ntk_base(D, FACTOR, n, TRAINED) for n in (2048, 4096, 8192)]
 
 
+@claim("09.dynamic.slowest", "Dynamic NTK at 8192 tokens: the slowest pair's frequency is divided by s T / M - (s - 1)", "13", tolerance=1e-9)
+def dynamic_slowest():
+    return pair_frequencies(D, BASE)[-1] / scaled_frequencies()["dynamic NTK"][-1]
+
+
 @claim("09.unseen.dynamic", "... with dynamic NTK at 8192 tokens", 0)
 def unseen_dynamic():
     return unseen_count("dynamic NTK")

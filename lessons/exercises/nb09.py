@@ -1,10 +1,11 @@
 """Exercises of notebook 09 (``solutions/09_longer_contexts.ipynb``).
 
 Expected answers come from :mod:`lessons.scaling`, never from the solution notebook. YaRN's
-cases always include three that need what the exercise text asks for: low below 0 (the clamp
-at 0), low == high (the +0.001), and a very long original length where high must be clamped
-at d - 1 (then low >= high, and the clamp decides whether the pairs are kept or divided), so
-an answer without them does not pass.
+cases always include four that need what the exercise text asks for: low below 0 (the clamp
+at 0), low == high (the +0.001), a very long original length where high must be clamped
+(then low >= high, and the clamp decides whether the pairs are kept or divided), and a high
+between d/2 and d - 1, where only a clamp at d - 1 (not at the last pair's index, d/2 - 1)
+gives the right ramp; so an answer without them does not pass.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _yarn_cases(rng: np.random.Generator) -> list[dict]:
             "factor": 4.0,
             "original_length": int(rng.integers(64, 190)),
         },  # low < 0
-        {"d": 4, "factor": float(rng.choice([4.0, 8.0])), "original_length": 10**12},
+        {"d": 4, "factor": float(rng.choice([4.0, 8.0])), "original_length": 10**12},  # high clamped
+        {"d": 16, "factor": float(rng.choice([4.0, 8.0])), "original_length": 32768},  # high 8, past d/2 - 1
     ]
     for _ in range(5):
         cases.append(
@@ -44,7 +46,7 @@ def _yarn_cases(rng: np.random.Generator) -> list[dict]:
     return cases
 
 
-def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, reverse=False):
+def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, reverse=False, high_cap=None):
     base = 10000.0
     inv = pair_frequencies(d, base)
 
@@ -53,7 +55,7 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
 
     low, high = math.floor(corr(32)), math.ceil(corr(1))
     if clamp:
-        low, high = max(low, 0), min(high, d - 1)
+        low, high = max(low, 0), min(high, d - 1 if high_cap is None else high_cap)
     if epsilon and low == high:
         high += 0.001
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -79,6 +81,15 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
                 "to at least 0 and high to at most d - 1"
             ),
             lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length, clamp=False),
+        ),
+        Mutant(
+            "high_clamped_at_last_pair",
+            N_(
+                "your ramp is wrong when high lies between d/2 and d - 1: clamp high at d - 1 (d, the head "
+                "width, as transformers does), not at the last pair's index d/2 - 1"
+            ),
+            lambda d, factor, original_length: _yarn_unclamped(d, factor, original_length,
+                                                               high_cap=d // 2 - 1),
         ),
         Mutant(
             "no_epsilon",

@@ -373,16 +373,18 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     ax.plot(distances, sums, color="tab:blue", lw=0.6, alpha=0.85,
             label=f"sum over the {d // 2} pairs of cos(distance x omega_i): half the score of all-ones q, k")
     ax.plot(distances, roformer_bound(distances, d, base), color="tab:red", lw=2.0,
-            label="RoFormer's decay quantity: mean over j of |S_j| (bounds the score, times a content term)")
+            label=f"RoFormer's quantity: mean over j of |S_j| (|score| <= content factor x {d // 2} x this)")
     ax.plot(marked, cosine_sum(marked, d, base), "o", color="tab:blue", ms=7, mec="black", zorder=4)
     ax.plot(marked, roformer_bound(marked, d, base), "s", color="tab:red", ms=7, mec="black", zorder=4)
     box = dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none", alpha=0.9)
+    above, below = (0, 12), (0, -22)
     for x in marked:
         c, b = float(cosine_sum(x, d, base)), float(roformer_bound(x, d, base))
-        ax.annotate(f"{c:.4f}", (x, c), xytext=(0, 12), textcoords="offset points", ha="center",
-                    color="tab:blue", bbox=box, zorder=5)
-        ax.annotate(f"{b:.4f}", (x, b), xytext=(0, -22), textcoords="offset points", ha="center",
-                    color="tab:red", bbox=box, zorder=5)
+        # The higher value's label above its point, the lower one's below: they never meet.
+        ax.annotate(f"{c:.4f}", (x, c), xytext=above if c >= b else below, textcoords="offset points",
+                    ha="center", color="tab:blue", bbox=box, zorder=5)
+        ax.annotate(f"{b:.4f}", (x, b), xytext=below if c >= b else above, textcoords="offset points",
+                    ha="center", color="tab:red", bbox=box, zorder=5)
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xscale("log")
     plain_log_ticks(ax.xaxis)
@@ -391,7 +393,7 @@ def decay_figure(d=128, base=DEFAULT_BASE, marked=(2, 16, 256, 1024), max_distan
     ax.set_ylim(min(-14.0, 1.1 * float(sums.min())), d // 2 + 6)
     ax.set_xlabel("distance m - n, query minus key (positions, log scale)")
     ax.set_ylabel("value (no unit)")
-    ax.set_title(f"A whole head (d = {d}, base {base:g}) fades on average with distance")
+    ax.set_title(f"A whole head (d = {d}, base {base:g}) fades with distance")
     ax.grid(True, which="major", color="0.9")
     legend_outside(ax, where="below", ncols=1)
     return fig
