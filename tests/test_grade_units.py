@@ -31,6 +31,21 @@ def test_student_ids_from_names():
     assert student_id(Path("subs/Eve Smith (late).ipynb"), Path("subs")) == "Eve_Smith_late"
 
 
+def test_ids_cannot_be_taken_over_by_a_lookalike_name(tmp_path):
+    """``_alice.ipynb`` cleans to ``alice`` too: the file named alice keeps the id whatever the
+    order; a suffix never lands on an id another file has of its own (``bob-2.ipynb``)."""
+    for rel in ("subs/_alice.ipynb", "subs/alice.ipynb", "more/bob.ipynb", "more/bob/06_exercises.ipynb",
+                "more/bob-2.ipynb"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    subs = discover([tmp_path / "subs"], None)
+    assert {s.path.name: s.student for s in subs} == {"_alice.ipynb": "alice-2", "alice.ipynb": "alice"}
+    subs = discover([tmp_path / "more"], None)
+    by_path = {s.path.relative_to(tmp_path / "more").as_posix(): s.student for s in subs}
+    assert by_path["bob-2.ipynb"] == "bob-2"
+    assert sorted(by_path.values()) == ["bob", "bob-2", "bob-3"]
+
+
 def test_discover_folders_files_and_duplicate_names(tmp_path):
     for rel in ("a/alice.ipynb", "b/alice.ipynb", "bob/06_exercises.ipynb", "x/.ipynb_checkpoints/c.ipynb"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

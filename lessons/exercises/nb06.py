@@ -84,7 +84,9 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
             lambda q, k, m, n: float(rotate_2d(q, np.radians(m)) @ rotate_2d(k, np.radians(n))),
         ),
     ),
-    hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix", "lessons.head.pair_scores"),
+    hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix", "lessons.head.pair_scores",
+           "lessons.rotation.basis_contributions", "lessons.precision.rotate_with_angles",
+           "lessons.tiny_model.rotate", "lessons.sinusoidal.rotary_score"),
 )
 def _(q, k, m, n):
     return float(rotate_2d(q, float(m)) @ rotate_2d(k, float(n)))
@@ -141,7 +143,9 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
         ),
     ),
     hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
-           "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate"),
+           "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate",
+           "lessons.rotation.basis_contributions", "lessons.precision.rotate_with_angles",
+           "lessons.tiny_model.rotate"),
 )
 def _(pair, angle):
     return rotate_2d(pair, angle)

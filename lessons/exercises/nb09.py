@@ -110,7 +110,8 @@ def _yarn_unclamped(d, factor, original_length, *, clamp=True, epsilon=True, rev
             lambda d, factor, original_length: pair_frequencies(d) / factor,
         ),
     ),
-    hides=("lessons.scaling.yarn_frequencies",),
+    hides=("lessons.scaling.yarn_frequencies", "lessons.scaling.yarn_correction_range",
+           "lessons.scaling.yarn_ramp"),
 )
 def _(d, factor, original_length):
     return yarn_frequencies(d, factor, original_length)[0]

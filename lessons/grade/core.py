@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..exercises import all_exercises
 from ..i18n import use_language
-from .course import course_cells, course_cells_raising, is_course_cell
+from .course import course_cells, course_cells_raising, is_course_cell, question_cells
 from .discovery import (  # noqa: F401 - re-exported for callers of the older single module
     NothingToGrade,
     Submission,
@@ -37,7 +37,7 @@ from .discovery import (  # noqa: F401 - re-exported for callers of the older si
     student_id,
 )
 from .hiding import build_course_copy, hidden_for
-from .loading import NotANotebook, load_cells, load_notebook, read_submission  # noqa: F401
+from .loading import NotANotebook, load_cells, load_notebook, read_submission, valid_text  # noqa: F401
 from .progress import Progress
 from .records import (  # noqa: F401
     atomic_write,
@@ -108,7 +108,7 @@ def result_record(sub: Submission, sha: str, seed: int, drawn: Drawn | None, run
     exercises: dict = {}
     if drawn is not None:
         by_id = {q.exercise.grade_id: q for q in drawn.questions}
-        answers = written_answers(list(markdown), drawn.written)
+        answers = written_answers(list(markdown), drawn.written, question_cells(sub.notebook))
         for ex in drawn.exercises:
             gid = ex.grade_id
             if ex.kind == "written":
@@ -195,6 +195,25 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
 
     async def one(sub: Submission) -> None:
         try:
+            record = await record_of(sub)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a fault of the grader's own on this file: still a row, saying so
+            record = result_record(sub, "", seed, None, None,
+                                   error=f"not graded: the grader failed on this file "
+                                         f"({type(exc).__name__}: {exc})"[:300])
+            record["language"] = "en"
+        if record is None:  # already graded, unchanged
+            return
+        record = valid_record(record)
+        async with lock:
+            write_record(out, record)
+            records[sub.student] = record
+            write_feedback(out, record, opts.manual, opts.reveal)
+            progress.update(record)
+
+    async def record_of(sub: Submission) -> dict | None:
+        try:
             data = sub.path.read_bytes()
         except OSError as exc:
             data, read_error = b"", f"could not read the file: {exc.strerror}"
@@ -210,7 +229,7 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         if (old and not opts.regrade and old.get("sha256") == sha and old.get("notebook") == sub.notebook
                 and old.get("seed") == seed):
             progress.update(old, skipped=True)
-            return
+            return None
         drawn = drawn_for(sub.notebook) if sub.notebook else None
         error = read_error or (None if sub.notebook else
                                "cannot tell which notebook this is: pass --notebook NN")
@@ -237,11 +256,7 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
                 record = result_record(sub, sha, seed, drawn, run, cells=cells, markdown=markdown,
                                        notes=notes_nb + list(notes))
         record["language"] = language
-        async with lock:
-            write_record(out, record)
-            records[sub.student] = record
-            write_feedback(out, record, opts.manual, opts.reveal)
-            progress.update(record)
+        return record
 
     try:
         await asyncio.gather(*(one(s) for s in subs))
@@ -251,6 +266,18 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         if opts.shard is None:
             write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
     return records
+
+
+def valid_record(value):
+    """A record with every text valid Unicode (a file name may hold undecodable bytes, which
+    Python keeps as lone surrogates): no CSV, JSON or Markdown writer can then fail on it."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        return {valid_record(k): valid_record(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [valid_record(v) for v in value]
+    return value
 
 
 def write_feedback(out: Path, record: dict, manual: dict | None, reveal: bool) -> None:

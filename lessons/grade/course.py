@@ -33,12 +33,13 @@ from pathlib import Path
 
 DATA = Path(__file__).with_name("course_cells.json")
 RAISES = "/raises-exception"  # NN + RAISES: the course cells of NN that raise on purpose
+QUESTION = "/question/"  # NN + QUESTION + grade id: the question cell before a written answer
 EARLIER = "/earlier"  # NN + EARLIER (+ RAISES): cells of earlier committed versions only
 NOTEBOOK_NAME = re.compile(r"[0-9][0-9]_[^/]*\.ipynb")
 
 
 def cell_hash(source: str) -> str:
-    return hashlib.sha256(source.strip().encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(source.strip().encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 @cache
@@ -76,17 +77,31 @@ def _own_cells(nb) -> tuple[set[str], set[str]]:
 
 
 def compute(notebooks: Path) -> dict[str, list[str]]:
-    """{NN: sorted hashes, NN/raises-exception: sorted hashes} from the released student
-    notebooks in ``notebooks``."""
+    """{NN: sorted hashes, NN/raises-exception: sorted hashes, NN/question/<grade id>: [hash]}
+    from the released student notebooks in ``notebooks``; the last holds the text cell right
+    before each written answer (its question), by which an answer cell that lost its nbgrader
+    metadata is still found."""
     import nbformat
 
     out: dict[str, list[str]] = {}
     for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
-        own, raising = _own_cells(nbformat.read(path, as_version=4))
+        nb = nbformat.read(path, as_version=4)
+        own, raising = _own_cells(nb)
         out[path.name[:2]] = sorted(own)
         if raising:
             out[path.name[:2] + RAISES] = sorted(raising)
+        for before, cell in zip(nb.cells[:-1], nb.cells[1:], strict=True):
+            meta = cell.metadata.get("nbgrader") or {}
+            if cell.cell_type == "markdown" and meta.get("solution") and meta.get("grade_id"):
+                out[f"{path.name[:2]}{QUESTION}{meta['grade_id']}"] = [cell_hash(before.source)]
     return out
+
+
+def question_cells(notebook: str | None) -> dict[str, str]:
+    """{grade id of a written answer: hash of the text cell right before it} for notebook NN."""
+    prefix = f"{notebook or ''}{QUESTION}"
+    return {key[len(prefix):]: hashes[0] for key, hashes in _data().items()
+            if key.startswith(prefix) and hashes}
 
 
 def _git(folder: Path, *args: str, text: bool = True, stdin=None):

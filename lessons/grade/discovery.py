@@ -33,19 +33,50 @@ def _clean_id(text: str) -> str:
     return text[:80]
 
 
+def _name_of(path: Path, root: Path | None = None) -> str:
+    """The name a student id is made from (see :func:`student_id`), before cleaning."""
+    if _NB_NAME.match(path.name):
+        if root is not None:
+            parts = path.relative_to(root).parts
+            if len(parts) > 1:
+                return parts[0]
+        if path.parent.name:
+            return path.parent.name
+    return path.stem if path.suffix == ".ipynb" else path.name
+
+
 def student_id(path: Path, root: Path | None = None) -> str:
     """``alice.ipynb`` -> ``alice``. A file named like a course notebook (``NN_*.ipynb``) takes
     the first folder below the folder given on the command line (``root``), else its own
     folder: ``subs/bob/06_exercises.ipynb`` -> ``bob``, and nbgrader's
     ``submitted/carol/ps1/06_exercises.ipynb`` (``root`` = ``submitted``) -> ``carol``."""
-    if _NB_NAME.match(path.name):
-        if root is not None:
-            parts = path.relative_to(root).parts
-            if len(parts) > 1:
-                return _clean_id(parts[0])
-        if path.parent.name:
-            return _clean_id(path.parent.name)
-    return _clean_id(path.stem if path.suffix == ".ipynb" else path.name)
+    return _clean_id(_name_of(path, root))
+
+
+def unique_ids(names: list[tuple[str, str]]) -> list[str]:
+    """One id per file from its (cleaned id, name before cleaning), every id different.
+
+    A file whose name is its id exactly keeps it (``alice.ipynb`` stays ``alice`` even when
+    ``_alice.ipynb`` cleans to ``alice`` too); the others, in order, take the id or, when it is
+    taken, ``id-2``, ``id-3``, ... skipping every id that a file has of its own (a file named
+    ``bob-2.ipynb`` keeps ``bob-2``)."""
+    own = {sid for sid, _ in names}
+    out: list[str | None] = [None] * len(names)
+    used: set[str] = set()
+    for i, (sid, raw) in enumerate(names):
+        if raw == sid and sid not in used:
+            out[i] = sid
+            used.add(sid)
+    for i, (sid, _) in enumerate(names):
+        if out[i] is not None:
+            continue
+        candidate, n = sid, 1
+        while candidate in used or (n > 1 and candidate in own):
+            n += 1
+            candidate = f"{sid}-{n}"
+        out[i] = candidate
+        used.add(candidate)
+    return out  # type: ignore[return-value]
 
 
 def known_notebooks() -> list[str]:
@@ -104,15 +135,9 @@ def discover(inputs: list[Path], forced_notebook: str | None = None) -> list[Sub
             files.append((item, None))
         else:
             raise FileNotFoundError(f"no such file or folder: {item}")
-    seen: dict[str, int] = {}
-    subs = []
-    for f, root in files:
-        sid = student_id(f, root)
-        seen[sid] = seen.get(sid, 0) + 1
-        if seen[sid] > 1:
-            sid = f"{sid}-{seen[sid]}"
-        subs.append(Submission(f, sid, notebook_of(f, forced_notebook, known)))
-    return subs
+    ids = unique_ids([(student_id(f, root), _name_of(f, root)) for f, root in files])
+    return [Submission(f, sid, notebook_of(f, forced_notebook, known))
+            for (f, _), sid in zip(files, ids, strict=True)]
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -15,11 +15,15 @@ import asyncio
 import os
 from pathlib import Path
 
+import zmq
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 from .sandbox import PidsCgroup, Sandbox
+
+# The largest message the grader takes from a kernel: a cell's figures are a few hundred kB.
+MAX_MESSAGE_BYTES = 32 << 20
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -39,6 +43,14 @@ class SandboxedKernelManager(AsyncKernelManager):
     @property
     def kernel_spec(self):  # never look a kernel spec up: ours is fixed
         return self._kernel_spec
+
+    def client(self, **kwargs):
+        """The client, its sockets refusing any message over :data:`MAX_MESSAGE_BYTES` (ZMQ
+        drops the connection instead): a kernel cannot fill the grader's memory with a few
+        huge messages it wrote straight to its sockets, past every output cap."""
+        kc = super().client(**kwargs)
+        kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        return kc
 
     def format_kernel_cmd(self, extra_arguments=None):
         cmd = self._sandbox.command(self._run_dir, self._scratch, self.connection_file, self._python_path,
@@ -70,8 +82,9 @@ class CappedClient(NotebookClient):
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
-        if self.nonce and msg.get("msg_type") == "stream":
-            for line in content.get("text", "").splitlines():
+        text = content.get("text", "") if msg.get("msg_type") == "stream" else ""
+        if self.nonce and isinstance(text, str) and self.nonce in text:  # never split a flood into lines
+            for line in text.splitlines():
                 if line.startswith(self.nonce):
                     self.probe_lines.append(line[len(self.nonce):])
         size = (len(str(content.get("text", ""))) + sum(len(str(v)) for v in content.get("data", {}).values())

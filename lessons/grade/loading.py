@@ -105,11 +105,28 @@ def read_submission(data: bytes) -> Loaded:
         markdown = []
         notes.append("the notebook does not validate; its code cells were read as they are")
     code = [(n, s) for n, s in code if isinstance(s, str) and s.strip()]
+    if any(_has_surrogates(s) for _, s in code) or any(_has_surrogates(s) for _, s, _ in markdown):
+        # JSON's \udcff escapes give lone surrogates: not text a kernel, a CSV or a hash takes.
+        code = [(n, valid_text(s)) for n, s in code]
+        markdown = [(n, valid_text(s), gid) for n, s, gid in markdown]
+        notes.append("characters that are not valid Unicode (lone surrogates) were kept as \\uXXXX escapes")
     size = sum(len(s) for _, s in code) + sum(len(s) for _, s, _ in markdown if isinstance(s, str))
     if size > MAX_SOURCE_CHARS:
         raise NotANotebook(f"not graded: its cells hold {size:,} characters of code and text "
                            f"(limit {MAX_SOURCE_CHARS:,}; outputs do not count)")
     return Loaded(code, markdown, notes, language)
+
+
+def _has_surrogates(text) -> bool:
+    return isinstance(text, str) and any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def valid_text(text):
+    """``text`` with every lone surrogate written as a ``\\uXXXX`` escape (valid UTF-8 then);
+    anything else unchanged. In a Python string literal the escape means the same character."""
+    if not isinstance(text, str):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def load_cells(data: bytes) -> tuple[list[tuple[int, str]], list[str]]:

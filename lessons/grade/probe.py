@@ -155,11 +155,15 @@ class Question:
         return 1 if self.cases is None else len(self.cases)
 
 
-def probe_source(q: Question, nonce: str) -> str:
-    """The code of a probe cell asking about ``q`` (cases embedded as Python literals)."""
+def probe_source(q: Question, nonce: str, name: str | None = None) -> str:
+    """The code of a probe cell asking about ``q`` (cases embedded as Python literals): the
+    answer is looked up under ``name`` (the one the learner's check call passed), else under
+    the exercise's own name."""
     ex = q.exercise
     cases = q.cases if q.cases is not None else []
-    return (f"__l13_probe({ex.grade_id!r}, {ex.name!r}, {ex.kind!r}, {cases!r}, "
+    if name is None or not name.isidentifier():
+        name = ex.name
+    return (f"__l13_probe({ex.grade_id!r}, {name!r}, {ex.kind!r}, {cases!r}, "
             f"{list(q.candidates)!r}, {float(ex.time_limit)!r}, {nonce!r})\n")
 
 

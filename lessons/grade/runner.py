@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import keyword
 import re
 import secrets
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import DeadKernelError
 
+from ..exercises._plain import is_tag
 from .kernel import CappedClient, SandboxedKernelManager, kill
 from .probe import Forged, NoReply, Question, ReplyError, parse_reply, prelude, probe_source
 from .sandbox import Sandbox
 
 TIMEOUT_ENAME = "CellTimeout"
 _CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["']""")
+_CHECK_NAME = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["']\s*,\s*([A-Za-z_]\w*)\s*[,)]""")
 
 
 @dataclass
@@ -91,6 +94,18 @@ class _Restart(Exception):
 
 class _OutOfTime(Exception):
     pass
+
+
+def checked_names(cells: list[tuple[int, str]], grade_ids) -> dict[str, str]:
+    """Exercise -> the name its (last) ``check("id", name)`` call passes, where that argument is
+    a plain name: the grader judges what the learner's own check was given (a function the
+    learner renamed, ``check("ex06_rotate_pair", turn_pair)``, included)."""
+    names: dict[str, str] = {}
+    for _, src in cells:
+        for gid, name in _CHECK_NAME.findall(src):
+            if gid in grade_ids and not keyword.iskeyword(name) and not name.startswith("__"):
+                names[gid] = name
+    return names
 
 
 def check_cells(cells: list[tuple[int, str]], grade_ids) -> dict[int, list[str]]:
@@ -164,20 +179,33 @@ class KernelSession:
 
     def __post_init__(self):
         self.slots = self.slots or Slots(1)
-        self.run_dir = self.workdir / "run"
-        self.scratch = self.workdir / "home"
-        (self.scratch / "tmp").mkdir(parents=True, exist_ok=True)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.kernels = 0  # kernels started so far: each gets folders of its own
         self.by_id = {q.exercise.grade_id: q for q in self.questions}
         self.check_at = check_cells(self.cells, set(self.by_id))
+        self.names = checked_names(self.cells, set(self.by_id))
         self.km = None
         self.client: CappedClient | None = None
+
+    def _fresh_folders(self) -> None:
+        """New run and home folders for the next kernel: the only ones its sandbox can write.
+
+        Nothing a kernel left behind reaches the next one (a startup file in its home, a
+        symlink in place of the connection file); the grader's own log of the kernel's output
+        (``kernel.log``) lies beside them in ``workdir``, out of every sandbox's reach.
+        """
+        self.kernels += 1
+        attempt = self.workdir / f"kernel{self.kernels}"
+        self.run_dir, self.scratch = attempt / "run", attempt / "home"
+        (self.scratch / "tmp").mkdir(parents=True)
+        self.run_dir.mkdir(parents=True)
 
     # ------------------------------------------------------------------ the whole run
     async def run(self) -> RunResult:
         """Run the cells then the remaining probes; never raises for student faults."""
         result = self.result
         while True:
+            self._fresh_folders()
             self.km = SandboxedKernelManager(self.sandbox, self.run_dir, self.scratch, self.python_path,
                                              language=self.language)
             await self.slots.alive.acquire()
@@ -226,7 +254,7 @@ class KernelSession:
         client.on_cell_executed = remember
         self.client = client
         timings = self.result.timings
-        with open(self.run_dir / "kernel.log", "ab") as log:
+        with open(self.workdir / "kernel.log", "ab") as log:
             self._budget(1)
             async with contextlib.AsyncExitStack() as stack:
                 async with self.slots.start:  # start the kernel and set the probe up
@@ -336,14 +364,40 @@ class KernelSession:
         timings["cells"] = timings.get("cells", 0.0) + time.monotonic() - t0 - probe_seconds
 
     async def _probe(self, q: Question, number: int) -> None:
-        gid, name = q.exercise.grade_id, q.exercise.name
+        gid = q.exercise.grade_id
         result = self.result
         if gid in result.replies or gid in self.skip_probes:
             return
+        if q.exercise.kind != "checker":
+            reply = await self._ask(q)
+        else:
+            # One candidate per probe cell, each asked after the verdict on the one before:
+            # the learner's checker never holds the candidates still to come (it could
+            # otherwise run them all from the probe's frame and vote for the right one).
+            verdicts: dict = {}
+            reply = verdicts
+            for key, source in q.candidates:
+                one = replace(q, candidates=((key, source),), keys={key: q.keys[key]})
+                got = await self._ask(one)
+                if not isinstance(got, dict) or is_tag(got):  # unanswered, or a whole-answer tag
+                    reply = got
+                    break
+                verdicts.update(got)
+        if reply is None:  # the kernel was restarted or timed out: _ask recorded why, or will retry
+            return
+        result.replies[gid] = reply
+        if not isinstance(reply, Unanswered):
+            result.where[gid] = number
+
+    async def _ask(self, q: Question):
+        """One probe cell about ``q``: its parsed reply, an :class:`Unanswered`, or None when
+        the exercise's reply is already recorded (a time-out the kernel survived)."""
+        gid, name = q.exercise.grade_id, q.exercise.name
+        result = self.result
         # a checker exercise calls the learner's checker once per candidate, each with its limit
         limit = self.limits.probe_timeout + len(q.candidates) * q.exercise.time_limit
         timeout = self._budget(limit)
-        self.probe_cell.source = probe_source(q, self.nonce)
+        self.probe_cell.source = probe_source(q, self.nonce, self.names.get(gid))
         outcome, detail = await self._run(self.probe_cell, self.probe_index, timeout)
         if outcome in (Outcome.DEAD, Outcome.BROKEN):
             if gid not in self.retried and self.memory_cells:
@@ -363,15 +417,14 @@ class KernelSession:
             self.skip_probes.add(gid)
             if not await self._responsive():
                 raise _Restart
-            return
+            return None
         try:
-            result.replies[gid] = parse_reply(self.client.probe_lines, q)
-            result.where[gid] = number
+            return parse_reply(self.client.probe_lines, q)
         except Forged as exc:
-            result.replies[gid] = Unanswered(NoAnswer.FORGED, str(exc))
+            return Unanswered(NoAnswer.FORGED, str(exc))
         except (NoReply, ReplyError) as exc:
             extra = f" ({detail})" if outcome is Outcome.ERROR else ""
-            result.replies[gid] = Unanswered(NoAnswer.UNREADABLE, f"{exc}{extra}")
+            return Unanswered(NoAnswer.UNREADABLE, f"{exc}{extra}")
 
 
 async def run_submission(cells, questions, sandbox, limits, workdir, slots=None,

@@ -140,12 +140,34 @@ def score_written(ex: Exercise, text: str | None) -> dict:
     return out
 
 
-def written_answers(markdown: list[tuple[int, str, str | None]], written: list[Exercise]) -> dict[str, str]:
+def written_answers(markdown: list[tuple[int, str, str | None]], written: list[Exercise],
+                    questions: dict[str, str] | None = None) -> dict[str, str]:
     """The text of each written answer: the markdown cell carrying its nbgrader grade_id (the
-    last one, as for code)."""
+    last one, as for code, but an answered cell is never replaced by a later copy that still
+    holds only the placeholder: a duplicated answer cell loses nothing).
+
+    An answer whose cell lost its nbgrader metadata (a tool that drops cell metadata) is the
+    text cell right after its question: ``questions`` maps a grade id to the hash of the
+    question cell (:func:`lessons.grade.course.question_cells`)."""
+    from ..exercises._spec import UNANSWERED_TEXT
+    from .course import cell_hash
+
     ids = {ex.grade_id for ex in written}
     out: dict[str, str] = {}
     for _number, source, gid in markdown:
         if gid in ids and isinstance(source, str):
+            blank = not source.strip() or source.strip() == UNANSWERED_TEXT
+            if blank and gid in out:
+                continue
             out[gid] = source
+    tagged = {gid for _, _, gid in markdown if gid in ids}
+    by_number = {number: (source, gid) for number, source, gid in markdown}
+    for gid, question in (questions or {}).items():
+        if gid not in ids or gid in tagged:
+            continue
+        for number, source, _gid in markdown:
+            if isinstance(source, str) and cell_hash(source) == question:
+                after = by_number.get(number + 1)
+                if after is not None and after[1] is None and isinstance(after[0], str):
+                    out[gid] = after[0]
     return out
