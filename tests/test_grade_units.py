@@ -370,3 +370,34 @@ def test_feedback_leaves_out_the_note_on_the_course_cells():
     assert "course" not in text and "Grading:" not in text
     record["grading"] = "incomplete: Exercise 1: f did not return within 10 s" + note
     assert "Grading: incomplete: Exercise 1: f did not return within 10 s." in feedback_markdown(record)
+
+
+def test_the_kernel_client_refuses_huge_messages_and_never_splits_a_flood(tmp_path):
+    """A kernel can write pre-serialized messages straight to its sockets, past every output
+    cap: the client's sockets refuse any over MAX_MESSAGE_BYTES, and a stream without the
+    probe's nonce is never split into lines (a flood of short lines once took 5.8 GB)."""
+    import zmq
+
+    from lessons.grade.kernel import MAX_MESSAGE_BYTES, CappedClient, SandboxedKernelManager
+    from lessons.grade.sandbox import Sandbox
+
+    km = SandboxedKernelManager(Sandbox(None, 1 << 30), tmp_path, tmp_path)
+    kc = km.client()  # kept: its context ends with it
+    sock = kc.context.socket(zmq.SUB)
+    try:
+        assert sock.getsockopt(zmq.MAXMSGSIZE) == MAX_MESSAGE_BYTES <= 64 << 20
+    finally:
+        sock.close()
+
+    class Text(str):
+        def splitlines(self, *args):
+            raise AssertionError("a stream without the nonce was split into lines")
+
+    client = CappedClient(nbformat.v4.new_notebook(), km=km, max_output=10, nonce="L13-abc:")
+    outs: list = []
+    client.output(outs, {"msg_type": "stream", "content": {"name": "stdout", "text": Text("ab\n" * 1000)}},
+                  None, 0)
+    assert client.probe_lines == [] and "truncated" in outs[-1]["text"]
+    probe = {"msg_type": "stream", "content": {"name": "stdout", "text": "x\nL13-abc:{}\n"}}
+    client.output(outs, probe, None, 0)
+    assert client.probe_lines == ["{}"]

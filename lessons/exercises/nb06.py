@@ -86,7 +86,8 @@ def _score_cases(rng: np.random.Generator) -> list[dict]:
     ),
     hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix", "lessons.head.pair_scores",
            "lessons.rotation.basis_contributions", "lessons.precision.rotate_with_angles",
-           "lessons.tiny_model.rotate", "lessons.sinusoidal.rotary_score"),
+           "lessons.tiny_model.rotate", "lessons.sinusoidal.rotary_score",
+           "lessons.claims.nb02.complex_score"),
 )
 def _(q, k, m, n):
     return float(rotate_2d(q, float(m)) @ rotate_2d(k, float(n)))
