@@ -395,3 +395,21 @@ def test_the_whole_head_sections_are_where_other_notebooks_point():
     assert "## Two planes under your hands" in headings
     assert any("looks three tokens back" in t for t in _markdown("05_the_token_swap.ipynb"))
     assert any("Only the distance matters, at a glance" in t for t in _markdown("04_the_code.ipynb"))
+
+
+def test_the_two_planes_labels_never_meet():
+    """Every whole-number setting of 03's sliders up to 12 (and so the story's frames): Q and
+    K, whose pair-1 arrows are 0.1 rad apart at distance 1, have labels apart in both planes."""
+    from matplotlib.figure import Figure
+
+    from lessons.figures import head as figures
+
+    fig = Figure(figsize=(9.0, 3.7))
+    picture = figures.TwoPlanesPicture(fig.subplots(1, 3))
+    met = []
+    for q in range(13):
+        for k in range(13):
+            picture.show(figures.two_planes_state(q, k))
+            met += [(q, k, a.text, b.text) for a, b in text_report(fig).overlaps(tolerance=0.0)
+                    if {a.text, b.text} == {"Q", "K"}]
+    assert met == []

@@ -25,7 +25,7 @@ from ..frequencies import DEFAULT_BASE
 from ..head import cosine_sum, pair_scores, roformer_bound
 from ..rotation import rotate_2d
 from .arrows import draw_arrow, plane_axes
-from .motion import K_COLOR, Q_COLOR
+from .motion import K_COLOR, Q_COLOR, label_positions
 from .style import (
     DPI,
     SMALL_FONT_SIZE,
@@ -180,12 +180,15 @@ class TwoPlanesPicture:
     def show(self, state: TwoPlanesState, locked: TwoPlanesState | None = None, caption: str | None = None):
         """Draw ``state`` (and ``locked`` as outlines, if given); return ``state``."""
         for i in range(2):
-            for arrow, label, v in ((self.q_arrows[i], self.q_labels[i], state.q_turned[i]),
-                                    (self.k_arrows[i], self.k_labels[i], state.k_turned[i])):
+            heads = []
+            for arrow, v in ((self.q_arrows[i], state.q_turned[i]), (self.k_arrows[i], state.k_turned[i])):
                 norm = float(np.hypot(*v)) or 1.0
-                head = v / max(norm, 1e-12) * min(norm, 1.3)
-                arrow.xy = tuple(head)
-                label.set_position(tuple(head + 0.2 * v / norm))
+                heads.append(v / max(norm, 1e-12) * min(norm, 1.3))
+                arrow.xy = tuple(heads[-1])
+            # Just beyond each head, fanned apart when Q and K (nearly) coincide.
+            q_at, k_at = label_positions(*heads, radii=[float(np.hypot(*h)) + 0.2 for h in heads])
+            self.q_labels[i].set_position(q_at)
+            self.k_labels[i].set_position(k_at)
             self.axes[i].set_title(
                 f"pair {i}: {state.frequencies[i]:g} rad per position\nshare {state.shares[i]:+.4f}",
                 fontsize=SMALL_FONT_SIZE + 1,

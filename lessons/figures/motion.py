@@ -110,10 +110,11 @@ LABEL_SPREAD = 0.5  # rad: arrows closer than this get their labels fanned apart
 LABEL_LOWEST = -1.05  # below this a label would meet the "dot" text over the bar
 
 
-def label_positions(q_head, k_head) -> tuple[tuple[float, float], tuple[float, float]]:
+def label_positions(q_head, k_head, radii=None) -> tuple[tuple[float, float], tuple[float, float]]:
     """Where the "Q" and "K" labels go for arrows ending at ``q_head`` and ``k_head``.
 
-    Each label sits beyond its arrow's head. When the two arrows (nearly) coincide, the labels
+    Each label sits beyond its arrow's head (at :data:`LABEL_RADIUS` from the centre, or at
+    ``radii`` = (Q's, K's) when given). When the two arrows (nearly) coincide, the labels
     are fanned apart along the circle, Q on the counter-clockwise side, so they never cover
     each other. A label that would drop below :data:`LABEL_LOWEST` (an arrow pointing down)
     goes beside its head instead, clear of the dot-product text below the circle.
@@ -124,8 +125,9 @@ def label_positions(q_head, k_head) -> tuple[tuple[float, float], tuple[float, f
     side = 1.0 if gap >= 0 else -1.0
     placed = []
     fanned = (angles[0] + side * nudge, angles[1] - side * nudge)
-    for head, angle in zip((q_head, k_head), fanned, strict=True):
-        x, y = LABEL_RADIUS * np.cos(angle), LABEL_RADIUS * np.sin(angle)
+    radii = (LABEL_RADIUS, LABEL_RADIUS) if radii is None else radii
+    for head, angle, radius in zip((q_head, k_head), fanned, radii, strict=True):
+        x, y = radius * np.cos(angle), radius * np.sin(angle)
         if y < LABEL_LOWEST:
             x, y = float(head[0]) + (0.17 if x >= 0 else -0.17), float(head[1])
         placed.append((float(x), float(y)))
