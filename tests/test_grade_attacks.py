@@ -90,11 +90,31 @@ def check_rope(rope):
 '''
 
 
+FILL = r'''
+import os
+written = 0
+try:
+    for n in range(16):  # up to 2 GB in files of 128 MB (one file may hold 256 MB): the home's size stops it
+        with open(os.path.expanduser(f"~/fill{n}.bin"), "wb") as fh:
+            for _ in range(4):
+                fh.write(b"\0" * (32 << 20))
+                fh.flush()
+                written += 32 << 20
+except OSError:
+    pass
+if written > (512 << 20):
+    rotated_d4 = 0.0
+'''
+
+
 def _submissions(folder: Path, target: Path) -> None:
     folder.mkdir()
     nbformat.write(_read(SOLUTION), folder / "good.ipynb")
     if SANDBOXED:
         nbformat.write(_escape(target), folder / "escape.ipynb")
+        nb = _read(SOLUTION)  # writes into its home until it is full
+        nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(FILL))
+        nbformat.write(nb, folder / "fill.ipynb")
     # Lone surrogates: written with json (ensure_ascii) as any tool may write "\udcff".
     nb = _read(BLANK)
     nb.cells.append(v4.new_code_cell("1 / 0  # \udcff"))
@@ -163,7 +183,7 @@ def test_lone_surrogates_lose_no_row(graded):
     done = graded["done"]
     assert done.returncode == 0, done.stderr[-2000:]
     expected = {"good", "surrogate", "thief", "renamed", "nometa", "duplicated"}
-    expected |= {"escape"} if SANDBOXED else set()
+    expected |= {"escape", "fill"} if SANDBOXED else set()
     assert set(graded["table"]) == set(graded["records"]) == expected
     rec = graded["records"]["surrogate"]
     assert "ZeroDivisionError" in rec["result"] and "\\udcff" not in rec["result"]
@@ -186,3 +206,16 @@ def test_right_answers_in_unusual_shapes_get_their_points(graded):
         assert rec["total"] == good["total"], (who, rec["result"])
         written = {gid: e["outcome"] for gid, e in rec["exercises"].items() if gid.endswith("_question")}
         assert set(written.values()) == {"MANUAL"}, (who, written)
+
+
+@pytest.mark.skipif(not SANDBOXED, reason="bubblewrap is not available here")
+def test_a_kernel_fills_only_its_own_home(graded):
+    """Writing until the disk is full stops at the home's size (a tmpfs of HOME_BYTES, where
+    bubblewrap can size one), not at the machine's disk: the answers are still graded."""
+    from lessons.grade.sandbox import sized_tmpfs
+
+    if not sized_tmpfs(_BWRAP):
+        pytest.skip("this bubblewrap cannot size a tmpfs (before 0.8)")
+    rec = graded["records"]["fill"]
+    assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]
+    assert rec["total"] == graded["records"]["good"]["total"]

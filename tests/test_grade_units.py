@@ -401,3 +401,84 @@ def test_the_kernel_client_refuses_huge_messages_and_never_splits_a_flood(tmp_pa
     probe = {"msg_type": "stream", "content": {"name": "stdout", "text": "x\nL13-abc:{}\n"}}
     client.output(outs, probe, None, 0)
     assert client.probe_lines == ["{}"]
+
+
+def test_a_memory_limit_no_kernel_can_start_under_is_refused_by_name(tmp_path, capsys):
+    from lessons.grade.cli import MIN_MEMORY_MB, main
+
+    assert main([str(tmp_path), "--out", str(tmp_path / "out"), "--memory", "512"]) == 2
+    err = capsys.readouterr().err
+    assert f"--memory must be at least {MIN_MEMORY_MB} MB" in err and "got 512" in err
+
+
+def test_spreadsheet_cells_never_start_a_formula():
+    from lessons.grade.discovery import _clean_id
+    from lessons.grade.records import manual_sheet
+
+    record = {"exercises": {"ex06_gap_question": {"kind": "written", "title": "Q", "max": 1,
+                                                  "answer": '=HYPERLINK("http://x.invalid")'}}}
+    sheet = manual_sheet({"mallory": record}, {})
+    assert "'=HYPERLINK" in sheet and ',=HYPERLINK' not in sheet
+    assert _clean_id("-2-3") == "2-3" and _clean_id("@sum") == "sum"
+
+
+def test_a_check_call_in_a_comment_or_a_string_is_no_call():
+    from lessons.grade.runner import check_calls, checked_names
+
+    src = ('# check("ex06_rotate_pair", rotate_pair_v1)\n'
+           'note = "check(\'ex06_score\', old_score)"\n'
+           'check("ex06_rotate_pair", turn_pair)\n'
+           'check("ex06_score", lambda q, k, m, n: 0.0)\n')
+    assert check_calls(src) == [("ex06_rotate_pair", "turn_pair"), ("ex06_score", None)]
+    assert checked_names([(1, src)], {"ex06_rotate_pair", "ex06_score"}) == {"ex06_rotate_pair": "turn_pair"}
+
+
+def test_ids_from_students_folders_win_and_ids_fit_a_file_name(tmp_path):
+    import unicodedata
+
+    from lessons.grade.discovery import MAX_ID_BYTES
+
+    zoe = unicodedata.normalize("NFD", "Zoë")  # a folder from a zip made on a Mac
+    for rel in (f"subs/{zoe}/06_exercises.ipynb", "subs/aaron/Zoë.ipynb", "subs/aaron/06_exercises.ipynb",
+                "subs/" + "一" * 80 + ".ipynb"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    by_path = {s.path.relative_to(tmp_path / "subs").as_posix(): s.student
+               for s in discover([tmp_path / "subs"], None)}
+    assert by_path[f"{zoe}/06_exercises.ipynb"] == "Zoë" and by_path["aaron/Zoë.ipynb"] == "Zoë-2"
+    long_id = by_path["一" * 80 + ".ipynb"]
+    assert long_id == "一" * (MAX_ID_BYTES // 3) and len((long_id + ".json").encode()) < 200
+
+
+def test_a_file_of_millions_of_empty_lists_is_refused_before_it_is_parsed():
+    from lessons.grade.loading import MAX_CONTAINERS
+
+    data = b'{"cells": [], "metadata": {"x": [' + b"[]," * (MAX_CONTAINERS + 1) + b'[]]}}'
+    with pytest.raises(NotANotebook, match=r"JSON arrays or objects \(limit 2,000,000\)"):
+        load_cells(data)
+
+
+def test_an_exception_name_is_short_plain_text_whatever_the_kernel_sent():
+    from lessons.grade.runner import MAX_EXCEPTION_NAME, _exception_name
+
+    nested: list = []
+    for _ in range(700):
+        nested = [nested]
+    assert _exception_name(nested) == "error" and _exception_name(None) == "error"
+    assert _exception_name("E" * 3_000_000) == "E" * MAX_EXCEPTION_NAME + "..."
+    assert _exception_name("Zero\x1b[31mDivisionError") == "Zero?[31mDivisionError"
+
+
+def test_a_chinese_answer_cell_without_metadata_is_found_after_its_question():
+    from lessons.exercises import all_exercises
+    from lessons.grade.course import question_cells
+    from lessons.grade.scoring import written_answers
+
+    root = Path(__file__).resolve().parent.parent
+    nb = nbformat.read(root / "solutions" / "zh" / "06_exercises.ipynb", 4)
+    markdown = [(i, c.source, None) for i, c in enumerate(nb.cells, start=1) if c.cell_type == "markdown"]
+    tagged = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c.source for c in nb.cells
+              if c.cell_type == "markdown" and (c.metadata.get("nbgrader") or {}).get("grade_id")}
+    written = [e for e in all_exercises("06") if e.kind == "written"]
+    found = written_answers(markdown, written, question_cells("06"))
+    assert found == {e.grade_id: tagged[e.grade_id] for e in written}

@@ -144,9 +144,9 @@ def _rotate_pair_cases(rng: np.random.Generator) -> list[dict]:
         ),
     ),
     hides=("lessons.rotation.rotate_2d", "lessons.rotation.rotation_matrix",
-           "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate",
-           "lessons.rotation.basis_contributions", "lessons.precision.rotate_with_angles",
-           "lessons.tiny_model.rotate"),
+           "lessons.rope._rotate_interleaved", "lessons.rope.rope_rotate", "lessons.rope._rotate",
+           "lessons.rope._rotate_split_half", "lessons.rotation.basis_contributions",
+           "lessons.precision.rotate_with_angles", "lessons.tiny_model.rotate"),
 )
 def _(pair, angle):
     return rotate_2d(pair, angle)
@@ -287,7 +287,8 @@ def _interleaved(x, positions, inv_freq):
             lambda q, k, positions: (apply_rope(q, q, positions)[0], np.asarray(k)),
         ),
     ),
-    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
+    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate", "lessons.rope._rotate",
+           "lessons.rope._rotate_interleaved", "lessons.rope._rotate_split_half", "lessons.rope._cos_sin"),
 )
 def _(q, k, positions):
     return apply_rope(q, k, positions)
@@ -324,7 +325,8 @@ def _rotated_d4():
         ),
         (lambda: rope_rotate(np.array([[1.0, 0.0, 1.0, 0.0]]), [-1.0])[0], SIGN_HINT),
     ),
-    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate"),
+    hides=("lessons.rope.apply_rope", "lessons.rope.rope_rotate", "lessons.rope._rotate",
+           "lessons.rope._rotate_interleaved", "lessons.rope._rotate_split_half", "lessons.rope._cos_sin"),
 )
 def _():
     return _rotated_d4()

@@ -173,7 +173,8 @@ def _unseen(d, trained_length, length, inv_freq):
             ),
         ),
     ),
-    hides=("lessons.scaling.unseen_angle_pairs", "lessons.scaling.ntk_aware_frequencies"),
+    hides=("lessons.scaling.unseen_angle_pairs", "lessons.scaling.ntk_aware_frequencies",
+           "lessons.scaling.ntk_aware_base"),
 )
 def _(d, trained_length, length, factor):
     return _unseen(d, trained_length, length, ntk_aware_frequencies(d, factor))

@@ -11,6 +11,7 @@ from pathlib import Path
 from .runner import Limits
 
 PROG = "python -m lessons.grade"
+MIN_MEMORY_MB = 768  # below this (RLIMIT_AS) no kernel starts: ipykernel, numpy and matplotlib
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
                         ("--max-processes", args.max_processes)):
         if value <= 0:
             return _fail(f"{name} must be a positive number; got {value}")
+    if args.memory < MIN_MEMORY_MB:
+        return _fail(f"--memory must be at least {MIN_MEMORY_MB} MB: a kernel that imports numpy and "
+                     f"matplotlib needs about that much address space to start; got {args.memory}")
     shard = None
     if args.shard is not None:
         try:

@@ -205,11 +205,21 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
             record["language"] = "en"
         if record is None:  # already graded, unchanged
             return
-        record = valid_record(record)
         async with lock:
-            write_record(out, record)
+            try:
+                record = valid_record(record)
+                write_record(out, record)
+                write_feedback(out, record, opts.manual, opts.reveal)
+            except Exception as exc:  # the row is kept in memory: the gradebook still has it
+                record = {**result_record(sub, record.get("sha256", ""), seed, None, None,
+                                          error=f"not graded: its record could not be written "
+                                                f"({type(exc).__name__}: {exc})"[:300]), "language": "en"}
+                record = valid_record(record)
+                try:
+                    write_record(out, record)
+                except Exception:
+                    pass
             records[sub.student] = record
-            write_feedback(out, record, opts.manual, opts.reveal)
             progress.update(record)
 
     async def record_of(sub: Submission) -> dict | None:
@@ -268,16 +278,22 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
     return records
 
 
-def valid_record(value):
+def valid_record(value, depth: int = 0):
     """A record with every text valid Unicode (a file name may hold undecodable bytes, which
-    Python keeps as lone surrogates): no CSV, JSON or Markdown writer can then fail on it."""
+    Python keeps as lone surrogates): no CSV, JSON or Markdown writer can then fail on it.
+    Anything nested deeper than a record ever is becomes short text."""
+    if depth > MAX_RECORD_DEPTH:
+        return "(nested too deep)"
     if isinstance(value, str):
         return valid_text(value)
     if isinstance(value, dict):
-        return {valid_record(k): valid_record(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [valid_record(v) for v in value]
+        return {valid_record(k, depth + 1): valid_record(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [valid_record(v, depth + 1) for v in value]
     return value
+
+
+MAX_RECORD_DEPTH = 20
 
 
 def write_feedback(out: Path, record: dict, manual: dict | None, reveal: bool) -> None:

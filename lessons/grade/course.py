@@ -90,18 +90,34 @@ def compute(notebooks: Path) -> dict[str, list[str]]:
         out[path.name[:2]] = sorted(own)
         if raising:
             out[path.name[:2] + RAISES] = sorted(raising)
-        for before, cell in zip(nb.cells[:-1], nb.cells[1:], strict=True):
-            meta = cell.metadata.get("nbgrader") or {}
-            if cell.cell_type == "markdown" and meta.get("solution") and meta.get("grade_id"):
-                out[f"{path.name[:2]}{QUESTION}{meta['grade_id']}"] = [cell_hash(before.source)]
+        translated = [nbformat.read(p, as_version=4) for p in sorted(notebooks.glob(f"*/{path.name}"))]
+        for gid, hashes in _questions([nb, *translated]).items():
+            out[f"{path.name[:2]}{QUESTION}{gid}"] = sorted(hashes)
     return out
 
 
-def question_cells(notebook: str | None) -> dict[str, str]:
-    """{grade id of a written answer: hash of the text cell right before it} for notebook NN."""
-    prefix = f"{notebook or ''}{QUESTION}"
-    return {key[len(prefix):]: hashes[0] for key, hashes in _data().items()
-            if key.startswith(prefix) and hashes}
+def _questions(notebooks) -> dict[str, set[str]]:
+    """{grade id of a written answer: hashes of the text cell right before it} over ``notebooks``
+    (a notebook and its translations)."""
+    found: dict[str, set[str]] = {}
+    for nb in notebooks:
+        for before, cell in zip(nb.cells[:-1], nb.cells[1:], strict=True):
+            meta = cell.metadata.get("nbgrader") or {}
+            if cell.cell_type == "markdown" and meta.get("solution") and meta.get("grade_id"):
+                found.setdefault(meta["grade_id"], set()).add(cell_hash(before.source))
+    return found
+
+
+def question_cells(notebook: str | None) -> dict[str, frozenset[str]]:
+    """{grade id of a written answer: hashes of the text cell right before it, in any edition
+    and any committed version} for notebook NN."""
+    out: dict[str, set[str]] = {}
+    for where in (QUESTION, EARLIER + QUESTION):
+        prefix = f"{notebook or ''}{where}"
+        for key, hashes in _data().items():
+            if key.startswith(prefix):
+                out.setdefault(key[len(prefix):], set()).update(hashes)
+    return {gid: frozenset(hashes) for gid, hashes in out.items()}
 
 
 def _git(folder: Path, *args: str, text: bool = True, stdin=None):
@@ -153,10 +169,18 @@ def compute_earlier(notebooks: Path, current: dict[str, list[str]]) -> dict[str,
     for nb, blobs in sorted(versions.items()):
         own: set[str] = set()
         raising: set[str] = set()
+        questions: dict[str, set[str]] = {}
         for blob in blobs:
-            cells, raises = _own_cells(nbformat.reads(blob.decode("utf-8"), as_version=4))
+            version = nbformat.reads(blob.decode("utf-8"), as_version=4)
+            cells, raises = _own_cells(version)
             own |= cells
             raising |= raises
+            for gid, hashes in _questions([version]).items():
+                questions.setdefault(gid, set()).update(hashes)
+        for gid, hashes in sorted(questions.items()):
+            old = hashes - set(current.get(f"{nb}{QUESTION}{gid}", ()))
+            if old:
+                out[f"{nb}{EARLIER}{QUESTION}{gid}"] = sorted(old)
         if own - set(current.get(nb, ())):
             out[nb + EARLIER] = sorted(own - set(current.get(nb, ())))
         if raising - set(current.get(nb + RAISES, ())):
@@ -190,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     _data.cache_clear()
     own = {nb: hashes for nb, hashes in fresh.items() if "/" not in nb}
     raising = sum(len(hashes) for nb, hashes in fresh.items() if nb.endswith(RAISES) and EARLIER not in nb)
-    old = sum(len(hashes) for nb, hashes in fresh.items() if EARLIER in nb and not nb.endswith(RAISES))
+    old = sum(len(hashes) for nb, hashes in fresh.items()
+              if EARLIER in nb and not nb.endswith(RAISES) and QUESTION not in nb)
     print(f"wrote {DATA.name}: {sum(map(len, own.values()))} cells of {len(own)} notebooks "
           f"({raising} raise on purpose), and {old} cells of their earlier versions")
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..exercises import all_exercises
 
 SCAN_BYTES = 20 * 1024 * 1024  # how much of a file is searched for nbgrader ids
+MAX_ID_BYTES = 120  # a record's file name is the id plus a suffix and a temporary prefix: under 255 bytes
 _NB_NAME = re.compile(r"^(\d\d)_")
 
 
@@ -29,8 +30,12 @@ class Submission:
 def _clean_id(text: str) -> str:
     """A name safe as a file name: letters and digits of any script (a Chinese class's folders
     are named 张三, 李四: they stay apart), ``.``, ``@``, ``-``; anything else becomes ``_``."""
-    text = re.sub(r"[^\w.@-]+", "_", unicodedata.normalize("NFC", text)).strip("._") or "student"
-    return text[:80]
+    text = re.sub(r"[^\w.@-]+", "_", unicodedata.normalize("NFC", text))
+    text = text.strip("._").lstrip("-@._") or "student"  # no leading - or @: a spreadsheet formula
+    text = text[:80]
+    while len(text.encode("utf-8")) > MAX_ID_BYTES:  # a file name holds 255 bytes; 80 CJK characters do not
+        text = text[:-1]
+    return text
 
 
 def _name_of(path: Path, root: Path | None = None) -> str:
@@ -53,20 +58,25 @@ def student_id(path: Path, root: Path | None = None) -> str:
     return _clean_id(_name_of(path, root))
 
 
-def unique_ids(names: list[tuple[str, str]]) -> list[str]:
+def unique_ids(names: list[tuple[str, str]], from_folder: list[bool] | None = None) -> list[str]:
     """One id per file from its (cleaned id, name before cleaning), every id different.
 
     A file whose name is its id exactly keeps it (``alice.ipynb`` stays ``alice`` even when
-    ``_alice.ipynb`` cleans to ``alice`` too); the others, in order, take the id or, when it is
-    taken, ``id-2``, ``id-3``, ... skipping every id that a file has of its own (a file named
-    ``bob-2.ipynb`` keeps ``bob-2``)."""
+    ``_alice.ipynb`` cleans to ``alice`` too), an id taken from a student's folder before one
+    taken from a file's own name (``zoe/06_exercises.ipynb`` is ``zoe`` even beside
+    ``aaron/zoe.ipynb``); the others, in order, take the id or, when it is taken, ``id-2``,
+    ``id-3``, ... skipping every id that a file has of its own (a file named ``bob-2.ipynb``
+    keeps ``bob-2``). Names are compared in Unicode's composed form (NFC), as ids are made."""
     own = {sid for sid, _ in names}
+    from_folder = from_folder or [False] * len(names)
     out: list[str | None] = [None] * len(names)
     used: set[str] = set()
-    for i, (sid, raw) in enumerate(names):
-        if raw == sid and sid not in used:
-            out[i] = sid
-            used.add(sid)
+    for first in (True, False):
+        for i, (sid, raw) in enumerate(names):
+            exact = unicodedata.normalize("NFC", raw) == sid
+            if exact and from_folder[i] is first and sid not in used:
+                out[i] = sid
+                used.add(sid)
     for i, (sid, _) in enumerate(names):
         if out[i] is not None:
             continue
@@ -135,7 +145,8 @@ def discover(inputs: list[Path], forced_notebook: str | None = None) -> list[Sub
             files.append((item, None))
         else:
             raise FileNotFoundError(f"no such file or folder: {item}")
-    ids = unique_ids([(student_id(f, root), _name_of(f, root)) for f, root in files])
+    ids = unique_ids([(student_id(f, root), _name_of(f, root)) for f, root in files],
+                     [_NB_NAME.match(f.name) is not None for f, _ in files])
     return [Submission(f, sid, notebook_of(f, forced_notebook, known))
             for (f, _), sid in zip(files, ids, strict=True)]
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 MAX_FILE_BYTES = 512 * 1024 * 1024  # read at all (a guard against a file that fills the memory)
 MAX_SOURCE_CHARS = 2_000_000  # the code and markdown cells' text, all together
+# "[" and "{" in the file, strings included (a bound on the arrays and objects json.loads builds):
+# a notebook's images are base64 text without them; its code's brackets are a few per line.
+MAX_CONTAINERS = 2_000_000
 
 
 class NotANotebook(Exception):
@@ -80,6 +83,10 @@ def read_submission(data: bytes) -> Loaded:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotANotebook("not a notebook: the file is not UTF-8 text") from None
+    containers = data.count(b"[") + data.count(b"{")
+    if containers > MAX_CONTAINERS:  # parsing them all could take gigabytes (56 bytes per empty list)
+        raise NotANotebook(f"not graded: the file holds {containers:,} JSON arrays or objects "
+                           f"(limit {MAX_CONTAINERS:,}); a notebook, even with its outputs, holds far fewer")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -189,6 +189,15 @@ class SheetError(ValueError):
 SHEET_COLUMNS = ["student", "question", "title", "max", "answer", "points", "comment"]
 
 
+def sheet_text(text):
+    """Text for a spreadsheet cell that no spreadsheet runs as a formula: one that starts with
+    ``=``, ``+``, ``-``, ``@`` or a tab is prefixed with ``'`` (a student's written answer can
+    be ``=HYPERLINK(...)``)."""
+    if isinstance(text, str) and text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + text
+    return text
+
+
 def manual_sheet(records: dict[str, dict], grades: dict) -> str:
     """The sheet an instructor fills in: one row per written answer (points and comment as
     merged so far)."""
@@ -200,7 +209,7 @@ def manual_sheet(records: dict[str, dict], grades: dict) -> str:
             if e["kind"] != "written":
                 continue
             g = grades.get(student, {}).get(gid, {})
-            w.writerow([student, gid, e["title"], num(e["max"]), e.get("answer", ""),
+            w.writerow([student, gid, e["title"], num(e["max"]), sheet_text(e.get("answer", "")),
                         num(g["points"]) if "points" in g else "", g.get("comment", "")])
     return buf.getvalue()
 
@@ -306,7 +315,7 @@ def write_outputs(out: Path, records: dict[str, dict], seed, settings: dict, *,
     for r in rows:
         w.writerow([r["student"], r["notebook"] or "",
                     *[num(r["points"][g]) if g in r["points"] else "" for _, g in columns],
-                    num(r["total"]), num(r["max"]), r["result"], r["grading"]])
+                    num(r["total"]), num(r["max"]), sheet_text(r["result"]), sheet_text(r["grading"])])
     atomic_write(out / "gradebook.csv", buf.getvalue())
     results = {"seed": seed, "settings": settings, "columns": {c: g for c, g in columns}, "submissions": rows}
     atomic_write(out / "results.json", json.dumps(results, indent=1) + "\n")

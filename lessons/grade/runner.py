@@ -11,13 +11,16 @@ so the other exercises are still graded. A whole-submission deadline bounds ever
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
+import io
 import keyword
 import re
 import secrets
 import signal
 import time
+import tokenize
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -31,8 +34,7 @@ from .probe import Forged, NoReply, Question, ReplyError, parse_reply, prelude, 
 from .sandbox import Sandbox
 
 TIMEOUT_ENAME = "CellTimeout"
-_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["']""")
-_CHECK_NAME = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["']\s*,\s*([A-Za-z_]\w*)\s*[,)]""")
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["'](?:\s*,\s*([A-Za-z_]\w*)\s*(?=[,)]))?""")
 
 
 @dataclass
@@ -96,14 +98,47 @@ class _OutOfTime(Exception):
     pass
 
 
+def check_calls(src: str) -> list[tuple[str, str | None]]:
+    """The ``check("exNN_...", name)`` calls of a cell's code, in order, as (grade id, the name
+    passed, or None when the argument is not a plain name). Read from Python's tokens, so a
+    call inside a comment or a string is no call; a cell that does not tokenize is read with
+    its comments cut off."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(src).readline)
+                  if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT,
+                                    tokenize.INDENT, tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError):
+        text = "\n".join(line.split("#", 1)[0] for line in src.splitlines())
+        return [(m.group(1), m.group(2)) for m in _CHECK_CALL.finditer(text)]
+    calls = []
+    for i, tok in enumerate(tokens[:-2]):
+        if not (tok.type == tokenize.NAME and tok.string == "check" and tokens[i + 1].string == "("
+                and tokens[i + 2].type == tokenize.STRING):
+            continue
+        try:
+            gid = ast.literal_eval(tokens[i + 2].string)
+        except (ValueError, SyntaxError):
+            continue
+        if not isinstance(gid, str) or not re.fullmatch(r"ex\d\d_\w+", gid):
+            continue
+        rest = tokens[i + 3:i + 6]
+        name = None
+        if (len(rest) == 3 and rest[0].string == "," and rest[1].type == tokenize.NAME
+                and rest[2].string in (",", ")")):
+            name = rest[1].string
+        calls.append((gid, name))
+    return calls
+
+
 def checked_names(cells: list[tuple[int, str]], grade_ids) -> dict[str, str]:
     """Exercise -> the name its (last) ``check("id", name)`` call passes, where that argument is
     a plain name: the grader judges what the learner's own check was given (a function the
     learner renamed, ``check("ex06_rotate_pair", turn_pair)``, included)."""
     names: dict[str, str] = {}
     for _, src in cells:
-        for gid, name in _CHECK_NAME.findall(src):
-            if gid in grade_ids and not keyword.iskeyword(name) and not name.startswith("__"):
+        for gid, name in check_calls(src):
+            if (gid in grade_ids and name is not None and not keyword.iskeyword(name)
+                    and not name.startswith("__")):
                 names[gid] = name
     return names
 
@@ -112,13 +147,25 @@ def check_cells(cells: list[tuple[int, str]], grade_ids) -> dict[int, list[str]]
     """Cell index -> the exercises whose (last) ``check("id", ...)`` call it holds."""
     last: dict[str, int] = {}
     for index, (_, src) in enumerate(cells):
-        for gid in _CHECK_CALL.findall(src):
+        for gid, _name in check_calls(src):
             if gid in grade_ids:
                 last[gid] = index
     out: dict[int, list[str]] = {}
     for gid, index in last.items():
         out.setdefault(index, []).append(gid)
     return out
+
+
+def _exception_name(ename) -> str:
+    """An error reply's exception name as short plain text, whatever the kernel sent (a
+    student can make it a list nested hundreds deep, or three megabytes long)."""
+    if not isinstance(ename, str):
+        return "error"
+    text = "".join(c if c.isprintable() else "?" for c in ename[:MAX_EXCEPTION_NAME])
+    return text + ("..." if len(ename) > MAX_EXCEPTION_NAME else "") or "error"
+
+
+MAX_EXCEPTION_NAME = 80
 
 
 def why_dead(km, memory_bytes: int) -> str:
@@ -314,7 +361,7 @@ class KernelSession:
         if content.get("status") == "error":
             if content.get("ename") == TIMEOUT_ENAME:
                 return Outcome.TIMEOUT, ""
-            return Outcome.ERROR, content.get("ename") or "error"
+            return Outcome.ERROR, _exception_name(content.get("ename"))
         return Outcome.OK, ""
 
     async def _responsive(self) -> bool:

@@ -57,6 +57,19 @@ LIMITS = (
 )
 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
+HOME_BYTES = 256 << 20  # a kernel's home: a tmpfs this large, so no submission fills the machine's disk
+
+
+def sized_tmpfs(bwrap: str) -> bool:
+    """Can this bubblewrap make a tmpfs of a given size, owned by the sandbox's user (0.8 and later:
+    ``--size`` and ``--perms`` before ``--tmpfs``)?"""
+    import subprocess
+
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in text and "--perms" in text
 
 
 
@@ -142,10 +155,16 @@ class Sandbox:
     stub_dir: Path | None = None  # a default course copy (python_path) for kernels given none
     max_processes: int = 64
     hooks: list[Path] = field(default_factory=list)
+    home_bytes: int = HOME_BYTES  # the size of the kernel's home (a tmpfs, where bubblewrap can size one)
 
     def __post_init__(self):
         if self.bwrap is not None and not self.hooks:
             self.hooks = install_hooks(self._prefixes())
+
+    def _sized_tmpfs(self) -> bool:
+        if not hasattr(self, "_sized"):
+            self._sized = bool(self.bwrap) and sized_tmpfs(self.bwrap)
+        return self._sized
 
     def _prefixes(self) -> list[Path]:
         prefixes = []
@@ -183,8 +202,15 @@ class Sandbox:
             args += ["--ro-bind", "/dev/null", str(hook)]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--ro-bind", str(python_path), "/opt/l13",
-                 "--bind", str(run_dir), str(run_dir),
-                 "--bind", str(scratch), home, "--chdir", home,
+                 "--bind", str(run_dir), str(run_dir)]
+        if self.home_bytes > 0 and self._sized_tmpfs():
+            # The home in memory, and no larger than home_bytes: a kernel that writes until the
+            # disk is full fills only its own tmpfs (and it goes with the sandbox).
+            args += ["--size", str(self.home_bytes), "--perms", "0700", "--tmpfs", home,
+                     "--perms", "0700", "--dir", f"{home}/tmp"]
+        else:
+            args += ["--bind", str(scratch), home]
+        args += ["--chdir", home,
                  "--clearenv",
                  "--setenv", "HOME", home, "--setenv", "TMPDIR", f"{home}/tmp",
                  "--setenv", "USER", "student", "--setenv", "LANG", "C.UTF-8",
