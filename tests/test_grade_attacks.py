@@ -107,6 +107,15 @@ if written > (512 << 20):
 '''
 
 
+HOG = r'''
+import subprocess, sys
+hogs = [subprocess.Popen([sys.executable, "-c", "x = b'1' * (700 << 20); import time; time.sleep(3)"])
+        for _ in range(3)]
+if all(h.wait() == 0 for h in hogs):  # 2.1 GB at once under a limit of 1 GB per process
+    rotated_d4 = 0.0
+'''
+
+
 def _submissions(folder: Path, target: Path) -> None:
     folder.mkdir()
     nbformat.write(_read(SOLUTION), folder / "good.ipynb")
@@ -115,6 +124,9 @@ def _submissions(folder: Path, target: Path) -> None:
         nb = _read(SOLUTION)  # writes into its home until it is full
         nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(FILL))
         nbformat.write(nb, folder / "fill.ipynb")
+        nb = _read(SOLUTION)  # three processes of 700 MB each
+        nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(HOG))
+        nbformat.write(nb, folder / "hog.ipynb")
     # Lone surrogates: written with json (ensure_ascii) as any tool may write "\udcff".
     nb = _read(BLANK)
     nb.cells.append(v4.new_code_cell("1 / 0  # \udcff"))
@@ -183,7 +195,7 @@ def test_lone_surrogates_lose_no_row(graded):
     done = graded["done"]
     assert done.returncode == 0, done.stderr[-2000:]
     expected = {"good", "surrogate", "thief", "renamed", "nometa", "duplicated"}
-    expected |= {"escape", "fill"} if SANDBOXED else set()
+    expected |= {"escape", "fill", "hog"} if SANDBOXED else set()
     assert set(graded["table"]) == set(graded["records"]) == expected
     rec = graded["records"]["surrogate"]
     assert "ZeroDivisionError" in rec["result"] and "\\udcff" not in rec["result"]
@@ -219,3 +231,15 @@ def test_a_kernel_fills_only_its_own_home(graded):
     rec = graded["records"]["fill"]
     assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]
     assert rec["total"] == graded["records"]["good"]["total"]
+
+
+@pytest.mark.skipif(not SANDBOXED, reason="bubblewrap is not available here")
+def test_the_memory_limit_holds_for_all_the_kernels_processes_together(graded):
+    """Three fresh Pythons of 700 MB each, under --memory 1024 (a limit per process): the
+    kernel's memory cgroup, where the machine lets the grader make one, stops them together."""
+    from lessons.grade.sandbox import MemoryCgroup
+
+    if MemoryCgroup.base() is None:
+        pytest.skip("no memory cgroup can be made here (cgroup v1 memory or v2 memory.max)")
+    rec = graded["records"]["hog"]
+    assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]

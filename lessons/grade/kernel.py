@@ -20,7 +20,7 @@ from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-from .sandbox import PidsCgroup, Sandbox
+from .sandbox import MemoryCgroup, PidsCgroup, Sandbox
 
 # The largest message the grader takes from a kernel: a cell's figures are a few hundred kB.
 MAX_MESSAGE_BYTES = 32 << 20
@@ -37,6 +37,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._python_path = python_path
         self._language = language  # LESSONS_LANG of the kernel: the submission's language
         self.pids_group: Path | None = None
+        self.memory_group: Path | None = None
         self._kernel_spec = KernelSpec(argv=["python"], display_name="sandboxed python", language="python",
                                        interrupt_mode="message")
 
@@ -57,10 +58,13 @@ class SandboxedKernelManager(AsyncKernelManager):
                                     language=self._language)
         if self._sandbox.bwrap is None:
             return cmd
-        PidsCgroup.remove(self.pids_group)  # a restarted kernel gets a fresh one
-        self.pids_group = PidsCgroup.create(f"l13-{os.getpid()}-{self._run_dir.parent.name}-{id(self):x}",
-                                            self._sandbox.max_processes)
-        return PidsCgroup.wrap(self.pids_group, cmd)
+        PidsCgroup.remove(self.pids_group)  # a restarted kernel gets fresh ones
+        MemoryCgroup.remove(self.memory_group)
+        name = f"l13-{os.getpid()}-{self._run_dir.parent.name}-{id(self):x}"
+        self.pids_group = PidsCgroup.create(name, self._sandbox.max_processes)
+        memory = self._sandbox.memory_bytes + max(self._sandbox.home_bytes, 0)  # the home is memory too
+        self.memory_group = MemoryCgroup.create(name, memory if self._sandbox.memory_bytes > 0 else 0)
+        return PidsCgroup.wrap(self.pids_group, MemoryCgroup.wrap(self.memory_group, cmd))
 
 
 class CappedClient(NotebookClient):
@@ -116,3 +120,4 @@ async def kill(km: AsyncKernelManager | None) -> None:
     except Exception:
         pass
     PidsCgroup.remove(getattr(km, "pids_group", None))
+    MemoryCgroup.remove(getattr(km, "memory_group", None))

@@ -246,6 +246,9 @@ class PidsCgroup:
     """
 
     _base: Path | None | bool = False  # False: not probed yet
+    CONTROLLER = "pids"
+    LIMIT_FILES = ("pids.max", "pids.max")  # (cgroup v1, cgroup v2)
+    PROBE_LIMIT = "8"
 
     @classmethod
     def base(cls) -> Path | None:
@@ -267,20 +270,21 @@ class PidsCgroup:
     @classmethod
     def _probe(cls) -> Path | None:
         candidates = []
-        v1 = cls._own("pids")
+        v1 = cls._own(cls.CONTROLLER)
         if v1 is not None:
-            candidates.append(Path("/sys/fs/cgroup/pids") / v1.lstrip("/"))
+            candidates.append((Path("/sys/fs/cgroup") / cls.CONTROLLER / v1.lstrip("/"), cls.LIMIT_FILES[0]))
         v2 = cls._own("")
-        if v2 is not None and "pids" in _read(Path("/sys/fs/cgroup/cgroup.controllers")):
-            candidates.append(Path("/sys/fs/cgroup") / v2.lstrip("/"))
-        for base in candidates:
+        if v2 is not None and cls.CONTROLLER in _read(Path("/sys/fs/cgroup/cgroup.controllers")).split():
+            candidates.append((Path("/sys/fs/cgroup") / v2.lstrip("/"), cls.LIMIT_FILES[1]))
+        for base, limit_file in candidates:
             test = base / f"l13-probe-{os.getpid()}"
             try:
                 test.mkdir()
                 try:
-                    (test / "pids.max").write_text("8")
+                    (test / limit_file).write_text(cls.PROBE_LIMIT)
                 finally:
                     test.rmdir()
+                cls._limit_file = limit_file
                 return base
             except OSError:
                 continue
@@ -294,7 +298,7 @@ class PidsCgroup:
         group = base / name
         try:
             group.mkdir(exist_ok=True)
-            (group / "pids.max").write_text(str(limit))
+            (group / cls._limit_file).write_text(str(limit))
         except OSError:
             return None
         return group
@@ -325,6 +329,22 @@ class PidsCgroup:
                 return
             except OSError:
                 time.sleep(0.1)
+
+
+class MemoryCgroup(PidsCgroup):
+    """A memory-limited cgroup per kernel, where this machine lets the grader make one.
+
+    RLIMIT_AS bounds each process of the sandbox, not their sum: a cell that starts a few
+    fresh Pythons of almost the limit each would use several times it. Where it can (cgroup
+    v1's memory hierarchy, ``memory.limit_in_bytes``, or v2's ``memory.max``) the grader puts
+    the kernel and all it starts in one group whose memory, its tmpfs home included, is
+    bounded as a whole; the kernel is killed when it needs more.
+    """
+
+    _base: Path | None | bool = False
+    CONTROLLER = "memory"
+    LIMIT_FILES = ("memory.limit_in_bytes", "memory.max")
+    PROBE_LIMIT = str(1 << 30)
 
 
 def _read(path: Path) -> str:
