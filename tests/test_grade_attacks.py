@@ -107,6 +107,17 @@ if written > (512 << 20):
 '''
 
 
+FILL_RUN = r'''
+import os, time
+from ipykernel.connect import get_connection_file
+run = os.path.dirname(get_connection_file())
+for n in range(40):  # 32 MB every 50 ms, 1.25 GB in 2 s unless stopped
+    with open(os.path.join(run, f"fill{n}.bin"), "wb") as fh:
+        fh.write(b"\0" * (32 << 20))
+    time.sleep(0.05)
+rotated_d4 = 0.0  # only reached when the kernel was not stopped
+'''
+
 HOG = r'''
 import subprocess, sys
 hogs = [subprocess.Popen([sys.executable, "-c", "x = b'1' * (700 << 20); import time; time.sleep(3)"])
@@ -124,6 +135,9 @@ def _submissions(folder: Path, target: Path) -> None:
         nb = _read(SOLUTION)  # writes into its home until it is full
         nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(FILL))
         nbformat.write(nb, folder / "fill.ipynb")
+        nb = _read(SOLUTION)  # writes into its run folder (on the grader's disk) until stopped
+        nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(FILL_RUN))
+        nbformat.write(nb, folder / "fill_run.ipynb")
         nb = _read(SOLUTION)  # three processes of 700 MB each
         nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(HOG))
         nbformat.write(nb, folder / "hog.ipynb")
@@ -195,7 +209,7 @@ def test_lone_surrogates_lose_no_row(graded):
     done = graded["done"]
     assert done.returncode == 0, done.stderr[-2000:]
     expected = {"good", "surrogate", "thief", "renamed", "nometa", "duplicated"}
-    expected |= {"escape", "fill", "hog"} if SANDBOXED else set()
+    expected |= {"escape", "fill", "fill_run", "hog"} if SANDBOXED else set()
     assert set(graded["table"]) == set(graded["records"]) == expected
     rec = graded["records"]["surrogate"]
     assert "ZeroDivisionError" in rec["result"] and "\\udcff" not in rec["result"]
@@ -242,4 +256,13 @@ def test_the_memory_limit_holds_for_all_the_kernels_processes_together(graded):
     if MemoryCgroup.base() is None:
         pytest.skip("no memory cgroup can be made here (cgroup v1 memory or v2 memory.max)")
     rec = graded["records"]["hog"]
+    assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]
+
+
+@pytest.mark.skipif(not SANDBOXED, reason="bubblewrap is not available here")
+def test_a_kernel_that_fills_its_run_folder_is_stopped(graded):
+    """The run folder lies on the grader's disk (its sockets must): a kernel that keeps writing
+    there past 64 MB is stopped within a poll, its cell skipped, the other answers graded."""
+    rec = graded["records"]["fill_run"]
+    assert "run folder" in json.dumps(rec), rec["result"]
     assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]

@@ -126,8 +126,10 @@ def _git(folder: Path, *args: str, text: bool = True, stdin=None):
 
 
 def committed_versions(notebooks: Path) -> dict[str, list[bytes]] | None:
-    """{NN: the bytes of every version of ``notebooks/NN_*.ipynb`` committed in the history of
-    HEAD}, or None when that history is not all there (no git, not a checkout, a shallow clone)."""
+    """{NN: the bytes of every version of ``notebooks/NN_*.ipynb`` and of its translations
+    (``notebooks/<lang>/NN_*.ipynb``: the same code cells, their own question cells) committed
+    in the history of HEAD}, or None when that history is not all there (no git, not a
+    checkout, a shallow clone)."""
     try:
         if _git(notebooks, "rev-parse", "--is-shallow-repository").strip() != "false":
             return None
@@ -135,11 +137,11 @@ def committed_versions(notebooks: Path) -> dict[str, list[bytes]] | None:
         commits = _git(notebooks, "log", "--format=%H", "HEAD", "--", ".").split()
         wanted: dict[str, str] = {}  # blob id: NN (a version unchanged over many commits is read once)
         for commit in commits:
-            for line in _git(notebooks, "ls-tree", "--full-name", commit, "--", ".").splitlines():
+            for line in _git(notebooks, "ls-tree", "-r", "--full-name", commit, "--", ".").splitlines():
                 info, _, name = line.partition("\t")
-                base = name.removeprefix(prefix)
-                if NOTEBOOK_NAME.fullmatch(base) and info.split()[1:2] == ["blob"]:
-                    wanted[info.split()[2]] = base[:2]
+                parts = name.removeprefix(prefix).split("/")
+                if len(parts) <= 2 and NOTEBOOK_NAME.fullmatch(parts[-1]) and info.split()[1:2] == ["blob"]:
+                    wanted[info.split()[2]] = parts[-1][:2]
         blobs = _git(notebooks, "cat-file", "--batch", text=False,
                      stdin="".join(f"{blob}\n" for blob in wanted).encode())
     except (OSError, subprocess.CalledProcessError):

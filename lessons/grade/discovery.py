@@ -12,6 +12,7 @@ from pathlib import Path
 from ..exercises import all_exercises
 
 SCAN_BYTES = 20 * 1024 * 1024  # how much of a file is searched for nbgrader ids
+MAX_ID_CHARS = 80
 MAX_ID_BYTES = 120  # a record's file name is the id plus a suffix and a temporary prefix: under 255 bytes
 _NB_NAME = re.compile(r"^(\d\d)_")
 
@@ -32,7 +33,7 @@ def _clean_id(text: str) -> str:
     are named 张三, 李四: they stay apart), ``.``, ``@``, ``-``; anything else becomes ``_``."""
     text = re.sub(r"[^\w.@-]+", "_", unicodedata.normalize("NFC", text))
     text = text.strip("._").lstrip("-@._") or "student"  # no leading - or @: a spreadsheet formula
-    text = text[:80]
+    text = text[:MAX_ID_CHARS]
     while len(text.encode("utf-8")) > MAX_ID_BYTES:  # a file name holds 255 bytes; 80 CJK characters do not
         text = text[:-1]
     return text
@@ -61,20 +62,22 @@ def student_id(path: Path, root: Path | None = None) -> str:
 def unique_ids(names: list[tuple[str, str]], from_folder: list[bool] | None = None) -> list[str]:
     """One id per file from its (cleaned id, name before cleaning), every id different.
 
-    A file whose name is its id exactly keeps it (``alice.ipynb`` stays ``alice`` even when
-    ``_alice.ipynb`` cleans to ``alice`` too), an id taken from a student's folder before one
-    taken from a file's own name (``zoe/06_exercises.ipynb`` is ``zoe`` even beside
-    ``aaron/zoe.ipynb``); the others, in order, take the id or, when it is taken, ``id-2``,
-    ``id-3``, ... skipping every id that a file has of its own (a file named ``bob-2.ipynb``
-    keeps ``bob-2``). Names are compared in Unicode's composed form (NFC), as ids are made."""
+    Who keeps an id that several files clean to: first a file whose id comes from a student's
+    folder (``Zoe Smith/06_exercises.ipynb`` is ``Zoe_Smith`` even beside a planted
+    ``aaron/Zoe_Smith.ipynb``), the one whose folder name is the id exactly before the others;
+    then a file whose own name is its id exactly (``alice.ipynb`` stays ``alice`` next to
+    ``_alice.ipynb``). Names are compared in Unicode's composed form (NFC), as ids are made.
+    The others, in order, take the id or, when it is taken, ``id-2``, ``id-3``, ... skipping
+    every id that a file has of its own (a file named ``bob-2.ipynb`` keeps ``bob-2``); a
+    suffixed id is trimmed to the same length limits as any id."""
     own = {sid for sid, _ in names}
     from_folder = from_folder or [False] * len(names)
     out: list[str | None] = [None] * len(names)
     used: set[str] = set()
-    for first in (True, False):
+    for folder, exact in ((True, True), (True, False), (False, True)):
         for i, (sid, raw) in enumerate(names):
-            exact = unicodedata.normalize("NFC", raw) == sid
-            if exact and from_folder[i] is first and sid not in used:
+            same = unicodedata.normalize("NFC", raw) == sid
+            if from_folder[i] is folder and same is exact and sid not in used and out[i] is None:
                 out[i] = sid
                 used.add(sid)
     for i, (sid, _) in enumerate(names):
@@ -83,10 +86,18 @@ def unique_ids(names: list[tuple[str, str]], from_folder: list[bool] | None = No
         candidate, n = sid, 1
         while candidate in used or (n > 1 and candidate in own):
             n += 1
-            candidate = f"{sid}-{n}"
+            candidate = _fit(sid, f"-{n}")
         out[i] = candidate
         used.add(candidate)
     return out  # type: ignore[return-value]
+
+
+def _fit(sid: str, suffix: str) -> str:
+    """``sid + suffix`` within an id's limits (80 characters, MAX_ID_BYTES bytes), ``sid`` trimmed."""
+    while sid and (len(sid) + len(suffix) > MAX_ID_CHARS
+                   or len((sid + suffix).encode("utf-8")) > MAX_ID_BYTES):
+        sid = sid[:-1]
+    return sid + suffix
 
 
 def known_notebooks() -> list[str]:

@@ -63,6 +63,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         name = f"l13-{os.getpid()}-{self._run_dir.parent.name}-{id(self):x}"
         self.pids_group = PidsCgroup.create(name, self._sandbox.max_processes)
         memory = self._sandbox.memory_bytes + max(self._sandbox.home_bytes, 0)  # the home is memory too
+        # the same name: on cgroup v2 (one tree) that is one group holding both limits
         self.memory_group = MemoryCgroup.create(name, memory if self._sandbox.memory_bytes > 0 else 0)
         return PidsCgroup.wrap(self.pids_group, MemoryCgroup.wrap(self.memory_group, cmd))
 

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import io
 import keyword
+import os
 import re
 import secrets
 import signal
@@ -130,16 +131,17 @@ def check_calls(src: str) -> list[tuple[str, str | None]]:
     return calls
 
 
-def checked_names(cells: list[tuple[int, str]], grade_ids) -> dict[str, str]:
-    """Exercise -> the name its (last) ``check("id", name)`` call passes, where that argument is
-    a plain name: the grader judges what the learner's own check was given (a function the
-    learner renamed, ``check("ex06_rotate_pair", turn_pair)``, included)."""
-    names: dict[str, str] = {}
+def checked_names(cells: list[tuple[int, str]], grade_ids) -> dict[str, str | None]:
+    """Exercise -> the name its last ``check("id", name)`` call passes, or None when that
+    call's argument is no plain name (then the exercise's own name is looked up): the grader
+    judges what the learner's own check was given (a function the learner renamed,
+    ``check("ex06_rotate_pair", turn_pair)``, included)."""
+    names: dict[str, str | None] = {}
     for _, src in cells:
         for gid, name in check_calls(src):
-            if (gid in grade_ids and name is not None and not keyword.iskeyword(name)
-                    and not name.startswith("__")):
-                names[gid] = name
+            if gid in grade_ids:
+                plain = name is not None and not keyword.iskeyword(name) and not name.startswith("__")
+                names[gid] = name if plain else None
     return names
 
 
@@ -154,6 +156,26 @@ def check_cells(cells: list[tuple[int, str]], grade_ids) -> dict[int, list[str]]
     for gid, index in last.items():
         out.setdefault(index, []).append(gid)
     return out
+
+
+RUN_FOLDER_BYTES = 64 << 20  # the run folder holds a connection file and five sockets
+RUN_FOLDER_ENTRIES = 1000
+RUN_FOLDER_POLL = 0.1  # seconds
+
+
+def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
+    """(bytes, entries) under ``folder``, links not followed; the walk stops past ``max_entries``."""
+    size = entries = 0
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            entries += 1
+            try:
+                size += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+            if entries > max_entries:
+                return size, entries
+    return size, entries
 
 
 def _exception_name(ename) -> str:
@@ -310,6 +332,8 @@ class KernelSession:
                         env=self.sandbox.env(self.scratch, self.python_path, self.language),
                         cwd=str(self.scratch), stdout=log, stderr=log))
                     t1 = time.monotonic()
+                    watcher = asyncio.ensure_future(self._watch_run_folder())
+                    stack.callback(watcher.cancel)
                     outcome, detail = await self._run(self.prelude_cell, self.spare_index, 30)
                     if outcome is not Outcome.OK:
                         raise RuntimeError(f"the grader's probe could not be set up: "
@@ -324,6 +348,19 @@ class KernelSession:
                         await asyncio.wait_for(self._run_everything(), self._remaining() + 30)
                     except asyncio.TimeoutError:
                         raise _OutOfTime from None
+
+    async def _watch_run_folder(self) -> None:
+        """Stop the kernel when its run folder (on the grader's disk, writable in the sandbox for
+        its sockets) holds more than :data:`RUN_FOLDER_BYTES` or :data:`RUN_FOLDER_ENTRIES`: its
+        home is a sized tmpfs, but this folder cannot be one."""
+        while True:
+            await asyncio.sleep(RUN_FOLDER_POLL)
+            size, entries = folder_usage(self.run_dir, RUN_FOLDER_ENTRIES)
+            if size > RUN_FOLDER_BYTES or entries > RUN_FOLDER_ENTRIES:
+                self.result.event("run-folder", f"the kernel wrote more than {RUN_FOLDER_BYTES >> 20} MB "
+                                  f"or {RUN_FOLDER_ENTRIES} files into its run folder, and was stopped")
+                await kill(self.km)  # the whole sandbox: its cgroups' processes too
+                return
 
     def _remaining(self) -> float:
         return (self.deadline or time.monotonic()) - time.monotonic()

@@ -19,9 +19,10 @@ process (``-f <connection file>``). The sandbox
   the answer keys and the grader, with the functions an exercise asks for hidden), read-only,
   first on PYTHONPATH;
 * its run folder (connection file and the kernel's unix sockets: ``transport="ipc"``, since
-  the network namespace is private and TCP localhost is unreachable) and its scratch folder,
-  the only writable places; HOME and TMPDIR point into the scratch folder;
-* a fresh ``/proc``, a minimal ``/dev``, a private ``/tmp``;
+  the network namespace is private and TCP localhost is unreachable; on the grader's disk,
+  watched by the runner) and its home, the only writable places; HOME and TMPDIR point into
+  the home, a tmpfs of ``home_bytes`` where bubblewrap can size one (else the scratch folder);
+* a fresh ``/proc``, a minimal ``/dev``, a private ``/tmp`` (sized like the home);
 * ``LESSONS_LANG`` set to the submission's language (:func:`lessons.i18n.language`), so that
   a Chinese notebook's ``check`` speaks Chinese in the kernel too.
 
@@ -191,6 +192,8 @@ class Sandbox:
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         # A private /tmp first: binds made after it (the environment, the run folder) stay
         # visible even when they lie under /tmp, as a CI clone's virtual environment may.
+        if self.home_bytes > 0 and self._sized_tmpfs():
+            args += ["--size", str(self.home_bytes)]
         args += ["--tmpfs", "/tmp"]
         prefixes = self._prefixes()
         for prefix in sorted(prefixes):
@@ -311,8 +314,8 @@ class PidsCgroup:
 
     @staticmethod
     def remove(group: Path | None) -> None:
-        """Kill what is left in the cgroup and remove it."""
-        if group is None:
+        """Kill what is left in the cgroup and remove it (nothing to do when it is gone)."""
+        if group is None or not group.is_dir():
             return
         import signal
         import time
