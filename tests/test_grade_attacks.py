@@ -118,6 +118,25 @@ for n in range(40):  # 32 MB every 50 ms, 1.25 GB in 2 s unless stopped
 rotated_d4 = 0.0  # only reached when the kernel was not stopped
 '''
 
+DEEP = r'''
+import os
+from ipykernel.connect import get_connection_file
+fd = os.open(os.path.dirname(get_connection_file()), os.O_RDONLY)
+for name, levels in (("d", 3000), ("x" * 250, 20)):  # past the recursion limit, past PATH_MAX
+    top = os.dup(fd)
+    for _ in range(levels):
+        os.mkdir(name, dir_fd=top)
+        inner = os.open(name, os.O_RDONLY, dir_fd=top)
+        os.close(top)
+        top = inner
+    if name != "d":
+        os.fchdir(top)
+        for k in range(6):  # 600 MB where a walk by path cannot see them
+            with open(f"f{k}", "wb") as fh:
+                fh.write(b"\0" * (100 << 20))
+    os.close(top)
+'''
+
 HOG = r'''
 import subprocess, sys
 hogs = [subprocess.Popen([sys.executable, "-c", "x = b'1' * (700 << 20); import time; time.sleep(3)"])
@@ -138,6 +157,9 @@ def _submissions(folder: Path, target: Path) -> None:
         nb = _read(SOLUTION)  # writes into its run folder (on the grader's disk) until stopped
         nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(FILL_RUN))
         nbformat.write(nb, folder / "fill_run.ipynb")
+        nb = _read(SOLUTION)  # a tree 3000 levels deep and 600 MB past PATH_MAX in the run folder
+        nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(DEEP))
+        nbformat.write(nb, folder / "deep.ipynb")
         nb = _read(SOLUTION)  # three processes of 700 MB each
         nb.cells.insert(_index(nb, 'check("ex06_rotated_d4"'), v4.new_code_cell(HOG))
         nbformat.write(nb, folder / "hog.ipynb")
@@ -209,7 +231,7 @@ def test_lone_surrogates_lose_no_row(graded):
     done = graded["done"]
     assert done.returncode == 0, done.stderr[-2000:]
     expected = {"good", "surrogate", "thief", "renamed", "nometa", "duplicated"}
-    expected |= {"escape", "fill", "fill_run", "hog"} if SANDBOXED else set()
+    expected |= {"escape", "fill", "fill_run", "deep", "hog"} if SANDBOXED else set()
     assert set(graded["table"]) == set(graded["records"]) == expected
     rec = graded["records"]["surrogate"]
     assert "ZeroDivisionError" in rec["result"] and "\\udcff" not in rec["result"]
@@ -263,6 +285,7 @@ def test_the_memory_limit_holds_for_all_the_kernels_processes_together(graded):
 def test_a_kernel_that_fills_its_run_folder_is_stopped(graded):
     """The run folder lies on the grader's disk (its sockets must): a kernel that keeps writing
     there past 64 MB is stopped within a poll, its cell skipped, the other answers graded."""
-    rec = graded["records"]["fill_run"]
-    assert "run folder" in json.dumps(rec), rec["result"]
-    assert _points(rec, "ex06_rotated_d4") == _full("ex06_rotated_d4"), rec["exercises"]["ex06_rotated_d4"]
+    for who in ("fill_run", "deep"):  # deep: a tree no walk by path or by recursion can read
+        rec = graded["records"][who]
+        assert "run folder" in json.dumps(rec), (who, rec["result"])
+        assert rec["total"] == graded["records"]["good"]["total"], (who, rec["result"])

@@ -79,10 +79,30 @@ def settings_of(opts: Options) -> dict:
             "sandbox": "bubblewrap" if opts.sandbox is not None and opts.sandbox.bwrap else "none"}
 
 
-def _make_writable(folder: Path) -> None:
-    for p in folder.rglob("*"):
-        if p.is_dir() and not p.is_symlink():
-            p.chmod(0o755)
+def remove_tree(folder: Path) -> None:
+    """Remove ``folder`` whatever a kernel left in it; never raises.
+
+    The course copies are read-only (made writable first), and a run folder may hold a tree
+    thousands of levels deep, past Python's recursion limit (``shutil.rmtree`` and
+    ``Path.rglob`` recurse per level) and past PATH_MAX: then ``rm -rf`` does it.
+    """
+    import subprocess
+
+    try:
+        for p in folder.rglob("*"):
+            if p.is_dir() and not p.is_symlink():
+                p.chmod(0o755)
+        shutil.rmtree(folder)
+        return
+    except FileNotFoundError:
+        return
+    except (OSError, RecursionError):
+        pass
+    try:
+        subprocess.run(["chmod", "-R", "u+rwX", str(folder)], capture_output=True, timeout=600)
+        subprocess.run(["rm", "-rf", "--", str(folder)], capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def grade(inputs: list[Path], opts: Options, stream=None) -> dict[str, dict]:
@@ -199,9 +219,9 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a fault of the grader's own on this file: still a row, saying so
-            record = result_record(sub, "", seed, None, None,
-                                   error=f"not graded: the grader failed on this file "
-                                         f"({type(exc).__name__}: {exc})"[:300])
+            # (no sha256: a rerun grades the file again rather than keep the fault)
+            why = f"the grader failed on this file ({type(exc).__name__}: {exc})"
+            record = result_record(sub, "", seed, None, None, error=why[:300])
             record["language"] = "en"
         if record is None:  # already graded, unchanged
             return
@@ -212,7 +232,7 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
                 write_feedback(out, record, opts.manual, opts.reveal)
             except Exception as exc:  # the row is kept in memory: the gradebook still has it
                 record = {**result_record(sub, record.get("sha256", ""), seed, None, None,
-                                          error=f"not graded: its record could not be written "
+                                          error=f"its record could not be written "
                                                 f"({type(exc).__name__}: {exc})"[:300]), "language": "en"}
                 record = valid_record(record)
                 try:
@@ -261,7 +281,7 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
                 run = await run_submission(list(cells), drawn.questions, opts.sandbox, limits, workdir, slots,
                                            python_path=course_copy(sub.notebook), language=language)
             finally:
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir)
             with use_language(language):
                 record = result_record(sub, sha, seed, drawn, run, cells=cells, markdown=markdown,
                                        notes=notes_nb + list(notes))
@@ -271,10 +291,11 @@ async def _grade(inputs: list[Path], opts: Options, stream) -> dict[str, dict]:
     try:
         await asyncio.gather(*(one(s) for s in subs))
     finally:
-        _make_writable(base)
-        shutil.rmtree(base, ignore_errors=True)
-        if opts.shard is None:
-            write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
+        try:
+            if opts.shard is None:
+                write_outputs(out, records, seed, settings, reveal=opts.reveal, grades=opts.manual)
+        finally:
+            remove_tree(base)
     return records
 
 

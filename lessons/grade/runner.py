@@ -161,20 +161,45 @@ def check_cells(cells: list[tuple[int, str]], grade_ids) -> dict[int, list[str]]
 RUN_FOLDER_BYTES = 64 << 20  # the run folder holds a connection file and five sockets
 RUN_FOLDER_ENTRIES = 1000
 RUN_FOLDER_POLL = 0.1  # seconds
+RUN_FOLDER_DEPTH = 8  # the run folder holds files only; a deeper tree is a kernel hiding its writes
 
 
-def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
-    """(bytes, entries) under ``folder``, links not followed; the walk stops past ``max_entries``."""
+def folder_usage(folder: Path, max_entries: int, max_depth: int = RUN_FOLDER_DEPTH) -> tuple[int, int]:
+    """(bytes, entries) under ``folder``, links not followed, walked by file descriptor (no
+    recursion, no path length limit). The walk stops past ``max_entries``; a tree deeper than
+    ``max_depth`` or one that cannot be read counts as over: (bytes so far, max_entries + 1)."""
+    over = max_entries + 1
     size = entries = 0
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            entries += 1
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        stack = [(os.open(folder, flags), 0)]
+    except OSError:
+        return 0, over
+    try:
+        while stack:
+            fd, depth = stack.pop()
             try:
-                size += os.lstat(os.path.join(root, name)).st_size
+                with os.scandir(fd) as listing:
+                    for entry in listing:
+                        entries += 1
+                        info = entry.stat(follow_symlinks=False)
+                        size += max(info.st_size, getattr(info, "st_blocks", 0) * 512)
+                        if entries > max_entries:
+                            return size, entries
+                        if entry.is_dir(follow_symlinks=False):
+                            if depth + 1 > max_depth:
+                                return size, over
+                            stack.append((os.open(entry.name, flags, dir_fd=fd), depth + 1))
+            finally:
+                os.close(fd)
+    except OSError:
+        return size, over
+    finally:
+        for fd, _ in stack:
+            try:
+                os.close(fd)
             except OSError:
                 pass
-            if entries > max_entries:
-                return size, entries
     return size, entries
 
 
@@ -355,12 +380,19 @@ class KernelSession:
         home is a sized tmpfs, but this folder cannot be one."""
         while True:
             await asyncio.sleep(RUN_FOLDER_POLL)
-            size, entries = folder_usage(self.run_dir, RUN_FOLDER_ENTRIES)
-            if size > RUN_FOLDER_BYTES or entries > RUN_FOLDER_ENTRIES:
-                self.result.event("run-folder", f"the kernel wrote more than {RUN_FOLDER_BYTES >> 20} MB "
-                                  f"or {RUN_FOLDER_ENTRIES} files into its run folder, and was stopped")
+            if self._run_folder_over():
+                self.result.event("run-folder", self._run_folder_words())
                 await kill(self.km)  # the whole sandbox: its cgroups' processes too
                 return
+
+    def _run_folder_over(self) -> bool:
+        size, entries = folder_usage(self.run_dir, RUN_FOLDER_ENTRIES)
+        return size > RUN_FOLDER_BYTES or entries > RUN_FOLDER_ENTRIES
+
+    @staticmethod
+    def _run_folder_words() -> str:
+        return (f"the kernel wrote more than {RUN_FOLDER_BYTES >> 20} MB, {RUN_FOLDER_ENTRIES} files or "
+                f"{RUN_FOLDER_DEPTH} folders deep into its run folder, and was stopped")
 
     def _remaining(self) -> float:
         return (self.deadline or time.monotonic()) - time.monotonic()
@@ -415,6 +447,11 @@ class KernelSession:
                 continue
             timeout = self._budget(self.limits.cell_timeout)
             outcome, detail = await self._run(self.nb.cells[index], index, timeout)
+            if outcome is not Outcome.DEAD and self._run_folder_over():  # this cell filled it: skip it
+                self.result.event("run-folder", self._run_folder_words())
+                self.result.event(("cell", number), f"cell {number}: stopped for writing into the run folder")
+                self.skip_cells.add(index)
+                raise _Restart
             if outcome in (Outcome.DEAD, Outcome.BROKEN):
                 self.result.event(("cell", number), f"cell {number}: {self._why(outcome, detail)}")
                 self.skip_cells.add(index)
