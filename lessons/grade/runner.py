@@ -35,7 +35,9 @@ from .probe import Forged, NoReply, Question, ReplyError, parse_reply, prelude, 
 from .sandbox import Sandbox
 
 TIMEOUT_ENAME = "CellTimeout"
-_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](ex\d\d_\w+)["'](?:\s*,\s*([A-Za-z_]\w*)\s*(?=[,)]))?""")
+_GRADE_ID = r"ex\d\d_\w+"
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](""" + _GRADE_ID
+                         + r""")["'](?:\s*,\s*([A-Za-z_]\w*)\s*(?=[,)]))?""")
 
 
 @dataclass
@@ -120,7 +122,7 @@ def check_calls(src: str) -> list[tuple[str, str | None]]:
             gid = ast.literal_eval(tokens[i + 2].string)
         except (ValueError, SyntaxError):
             continue
-        if not isinstance(gid, str) or not re.fullmatch(r"ex\d\d_\w+", gid):
+        if not isinstance(gid, str) or not re.fullmatch(_GRADE_ID, gid):
             continue
         rest = tokens[i + 3:i + 6]
         name = None

@@ -141,14 +141,14 @@ def score_written(ex: Exercise, text: str | None) -> dict:
 
 
 def written_answers(markdown: list[tuple[int, str, str | None]], written: list[Exercise],
-                    questions: dict | None = None) -> dict[str, str]:
+                    questions: dict[str, frozenset[str]] | None = None) -> dict[str, str]:
     """The text of each written answer: the markdown cell carrying its nbgrader grade_id (the
     last one, as for code, but an answered cell is never replaced by a later copy that still
     holds only the placeholder: a duplicated answer cell loses nothing).
 
     An answer whose cell lost its nbgrader metadata (a tool that drops cell metadata) is the
     text cell right after its question: ``questions`` maps a grade id to the hash of the
-    question cell, or to a set of them (:func:`lessons.grade.course.question_cells`)."""
+    question cell, in any edition and version (:func:`lessons.grade.course.question_cells`)."""
     from ..exercises._spec import UNANSWERED_TEXT
     from .course import cell_hash
 
@@ -162,12 +162,11 @@ def written_answers(markdown: list[tuple[int, str, str | None]], written: list[E
             out[gid] = source
     tagged = {gid for _, _, gid in markdown if gid in ids}
     by_number = {number: (source, gid) for number, source, gid in markdown}
-    for gid, question in (questions or {}).items():
+    for gid, question in (questions or {}).items():  # question: the set of its cell's hashes
         if gid not in ids or gid in tagged:
             continue
         for number, source, _gid in markdown:
-            hashes = {question} if isinstance(question, str) else question
-            if isinstance(source, str) and cell_hash(source) in hashes:
+            if isinstance(source, str) and cell_hash(source) in question:
                 after = by_number.get(number + 1)
                 if after is not None and after[1] is None and isinstance(after[0], str):
                     out[gid] = after[0]
